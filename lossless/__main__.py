@@ -1,0 +1,3 @@
+from lossless.cli import main
+
+raise SystemExit(main())

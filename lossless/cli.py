@@ -1,0 +1,116 @@
+"""Command line: parse arguments, call the library, print, return the exit code.
+
+Exit codes: 0 clean, 1 findings (reserved for lint/drift/diff), 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from lossless import __version__
+from lossless.errors import InputError, UsageError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from lossless.inventory import load_inventory
+
+    inventory = load_inventory(args.inventory)
+    print("OK")
+    print(inventory.summary())
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from lossless.commands import plan_command
+
+    return plan_command(args)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from lossless.commands import explain_command
+
+    return explain_command(args)
+
+
+def _headroom(args: argparse.Namespace) -> int:
+    from lossless.commands import headroom_command
+
+    return headroom_command(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lossless",
+        description="Lossless RoCE v2 QoS: validate inventories, plan PFC headroom, ECN and ECMP.",
+    )
+    parser.add_argument("--version", action="version", version=f"lossless {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    validate = commands.add_parser("validate", help="check an inventory and print a summary")
+    validate.add_argument("inventory", help="inventory YAML file")
+    validate.set_defaults(handler=_validate)
+
+    plan = commands.add_parser("plan", help="compute headroom, ECN, ECMP and maps per device")
+    plan.add_argument("inventory")
+    plan.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    plan.add_argument("--format", choices=["text", "json"], default="text")
+    plan.set_defaults(handler=_plan)
+
+    explain = commands.add_parser("explain", help="show how one port's numbers are derived")
+    explain.add_argument("inventory")
+    explain.add_argument("device")
+    explain.add_argument("port")
+    explain.set_defaults(handler=_explain)
+
+    headroom = commands.add_parser(
+        "headroom", help="what-if PFC headroom calculator (no inventory needed)"
+    )
+    add_headroom_arguments(headroom)
+    headroom.set_defaults(handler=_headroom)
+    return parser
+
+
+def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--asic", default="spectrum-4", help="catalogue ASIC (default spectrum-4)")
+    parser.add_argument("--speed", default="100G,400G", help="comma list: 25G,100G,400G,800G")
+    parser.add_argument("--cable", default="5m,40m,300m", help="comma list: 5m,40m,2km")
+    parser.add_argument("--mtu", type=int, default=9100, help="port MTU (default 9100)")
+    parser.add_argument("--lanes", type=int, help="lanes per port (default: from the ASIC SerDes)")
+    parser.add_argument("--gearbox-delay-ns", type=float, default=0.0)
+    parser.add_argument("--lossless-mtu", type=int, default=1024)
+    parser.add_argument("--small-packet-percent", type=int, default=50)
+    parser.add_argument("--over-subscribe-ratio", type=int, help="turns the shared headroom pool on")
+    parser.add_argument("--shared-headroom-pool", action="store_true")
+    parser.add_argument("--cell-size", type=int, help="override the ASIC cell size (bytes)")
+    parser.add_argument("--pipeline-latency-kib", type=float)
+    parser.add_argument("--mac-phy-delay-kib", type=float)
+    parser.add_argument("--peer-response-kib", type=float)
+    parser.add_argument(
+        "--format", choices=["table", "json", "csv", "pg-profile-lookup"], default="table"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except InputError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(error.problems)} problem(s)", file=sys.stderr)
+        return 2
+    except UsageError as error:
+        print(f"lossless: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

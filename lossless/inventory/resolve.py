@@ -1,0 +1,452 @@
+"""From schema-valid inventory data to the Inventory model.
+
+Expands name ranges, applies port profiles and the policy inheritance
+(built-in -> fabric -> role -> device -> port profile -> port), and makes the checks a
+schema cannot: unknown ASICs and profiles, duplicate names, links to ports that do not
+exist, a port on two links, speeds the two ends of a link disagree on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import netaddr
+
+from lossless import ranges
+from lossless.asics import REQUIRED_CUSTOM_KEYS, Asic, asic_from_mapping, catalogue, catalogue_mapping
+from lossless.errors import InputError
+from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
+from lossless.inventory.schema import suggest
+from lossless.inventory.yamlsource import Document, PathKey
+from lossless.model import (
+    Device,
+    Endpoint,
+    Inventory,
+    Link,
+    Location,
+    Nic,
+    Policy,
+    Port,
+    RocePolicy,
+    Server,
+    TrafficClass,
+)
+from lossless.units import format_speed, parse_speed
+
+# Default length of a cable type is the longest that type reaches, so that a link written
+# with a type never gets less headroom than the real cable needs (physics.md 6).
+BUILTIN_CABLE_TYPES: dict[str, float] = {
+    "dac": 3,  # in-rack copper DAC, 1-3 m [2ND]
+    "aec": 7,  # active electrical cable, 3-7 m [UNV]
+    "aoc": 10,  # active optical cable, 3-10 m [2ND]
+    "mmf": 100,  # SR4/SR8 multimode, <= 100 m on OM4 [UNV]
+    "smf-dr": 500,  # DR4 single-mode, <= 500 m [UNV]
+    "smf-fr": 2000,  # FR4 single-mode, <= 2 km [UNV]
+}
+
+
+class _Resolver:
+    def __init__(self, document: Document):
+        self.doc = document
+        self.data: dict[str, Any] = document.data
+        self.problems: list[Any] = []
+        self._policy_cache: dict[str, Policy] = {}
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def problem(self, path: PathKey, message: str, *, key: bool = False) -> None:
+        self.problems.append(self.doc.problem(path, message, key=key))
+
+    def where(self, path: PathKey, *, key: bool = False) -> Location:
+        return Location(self.doc.file, *self.doc.mark(path, key=key))
+
+    def expand(self, text: str, path: PathKey, *, key: bool = False) -> list[str]:
+        try:
+            return ranges.expand(text)
+        except ranges.RangeError as error:
+            self.problem(path, str(error), key=key)
+            return []
+
+    def policy(self, layers: list[dict[str, Any]]) -> Policy:
+        merged: dict[str, Any] = DEFAULT_POLICY
+        for layer in layers:
+            merged = merge_policy(merged, layer)
+        cache_key = json.dumps(merged, sort_keys=True)
+        if cache_key not in self._policy_cache:
+            self._policy_cache[cache_key] = Policy.from_mapping(merged)
+        return self._policy_cache[cache_key]
+
+    # -- ASICs ---------------------------------------------------------------------------
+
+    def resolve_asics(self) -> dict[str, Asic]:
+        asics = dict(catalogue())
+        for name, values in self.data.get("asics", {}).items():
+            path: PathKey = ("asics", name)
+            base_name = values.get("base")
+            if base_name is not None:
+                if base_name not in catalogue():
+                    self.problem(
+                        (*path, "base"),
+                        f"no catalogue ASIC {base_name!r}{suggest(base_name, catalogue())}",
+                    )
+                    continue
+                merged = catalogue_mapping(base_name)
+                merged["sources"] = {**merged.get("sources", {}), **values.get("sources", {})}
+                merged.update({k: v for k, v in values.items() if k not in ("base", "sources")})
+            else:
+                missing = [k for k in REQUIRED_CUSTOM_KEYS if k not in values]
+                if missing:
+                    self.problem(
+                        path, f"a custom ASIC without `base` needs {', '.join(missing)}"
+                    )
+                    continue
+                merged = dict(values)
+            if merged["headroom_model"] == "sonic-mellanox" and "pipeline_latency_kib" not in merged:
+                self.problem(path, "the sonic-mellanox model needs pipeline_latency_kib")
+                continue
+            asics[name] = asic_from_mapping(name, merged)
+        return asics
+
+    # -- devices and ports ---------------------------------------------------------------
+
+    def resolve_devices(self, asics: dict[str, Asic]) -> dict[str, Device]:
+        devices: dict[str, Device] = {}
+        fabric_policy = self.data["fabric"].get("policy", {})
+        roles = self.data.get("roles", {})
+        for key, spec in self.data["devices"].items():
+            path: PathKey = ("devices", key)
+            names = self.expand(key, path, key=True)
+            mgmts = self._mgmt_addresses(spec.get("mgmt"), len(names), (*path, "mgmt"))
+            asic = asics.get(spec["asic"])
+            if asic is None:
+                self.problem(
+                    (*path, "asic"), f"unknown ASIC {spec['asic']!r}{suggest(spec['asic'], asics)}"
+                )
+                continue
+            role_policy = roles.get(spec["role"], {}).get("policy", {})
+            layers = [fabric_policy, role_policy, spec.get("policy", {})]
+            policy = self.policy(layers)
+            for index, name in enumerate(names):
+                if name in devices:
+                    self.problem(path, f"device {name!r} is defined twice", key=True)
+                    continue
+                devices[name] = Device(
+                    name=name,
+                    role=spec["role"],
+                    os=spec["os"],
+                    asic=asic,
+                    platform=spec.get("platform"),
+                    mgmt=mgmts[index] if mgmts else None,
+                    gearbox_delay_ns=spec.get("gearbox_delay_ns", 0),
+                    policy=policy,
+                    ports=self.resolve_ports(spec.get("ports", {}), path, asic, layers),
+                    where=self.where(path, key=True),
+                    description=spec.get("description", ""),
+                )
+        return devices
+
+    def _mgmt_addresses(self, text: str | None, count: int, path: PathKey) -> list[str] | None:
+        if text is None:
+            return None
+        addresses = self.expand(text, path) if ranges.is_range(text) else [text] * count
+        if count > 1 and not ranges.is_range(text):
+            self.problem(path, f"{count} devices share one management address; use a range")
+            return None
+        if len(addresses) != count:
+            self.problem(path, f"{len(addresses)} addresses for {count} devices")
+            return None
+        for address in addresses:
+            try:
+                netaddr.IPNetwork(address)
+            except (netaddr.AddrFormatError, ValueError, TypeError):
+                self.problem(path, f"{address!r} is not an IP address")
+                return None
+        return addresses
+
+    def resolve_ports(
+        self,
+        specs: dict[str, Any],
+        device_path: PathKey,
+        asic: Asic,
+        policy_layers: list[dict[str, Any]],
+    ) -> dict[str, Port]:
+        profiles = self.data.get("port_profiles", {})
+        ports: dict[str, Port] = {}
+        origin: dict[str, str] = {}
+        for key, spec in specs.items():
+            path: PathKey = (*device_path, "ports", key)
+            settings: dict[str, Any] = {}
+            profile_name = spec.get("profile")
+            if profile_name is not None:
+                if profile_name not in profiles:
+                    self.problem(
+                        (*path, "profile"),
+                        f"no port profile {profile_name!r}{suggest(profile_name, profiles)}",
+                    )
+                    continue
+                settings.update(profiles[profile_name])
+            port_policy = merge_policy(settings.get("policy", {}), spec.get("policy", {}))
+            settings.update({k: v for k, v in spec.items() if k != "policy"})
+            if "speed" not in settings:
+                self.problem(path, "a port needs a speed (here or in its profile)", key=True)
+                continue
+            speed = parse_speed(settings["speed"])
+            if asic.speeds_mbps and speed not in asic.speeds_mbps:
+                supported = ", ".join(format_speed(s) for s in asic.speeds_mbps)
+                self.problem(
+                    path,
+                    f"{asic.name} does not run ports at {format_speed(speed)} (it does {supported})",
+                    key=True,
+                )
+                continue
+            policy = self.policy([*policy_layers, port_policy])
+            for name in self.expand(key, path, key=True):
+                if name in ports:
+                    self.problem(
+                        path, f"port {name!r} is also defined by {origin[name]!r}", key=True
+                    )
+                    continue
+                origin[name] = key
+                ports[name] = Port(
+                    name=name,
+                    speed_mbps=speed,
+                    lanes=settings.get("lanes", asic.default_lanes(speed)),
+                    lossless=settings.get("lossless"),
+                    description=settings.get("description", ""),
+                    profile=profile_name,
+                    policy=policy,
+                    where=self.where(path, key=True),
+                )
+        return ports
+
+    # -- servers -------------------------------------------------------------------------
+
+    def resolve_servers(self, devices: dict[str, Device]) -> dict[str, Server]:
+        servers: dict[str, Server] = {}
+        for key, spec in self.data.get("servers", {}).items():
+            path: PathKey = ("servers", key)
+            nics_template = list(self._nics(spec.get("nics", {}), path))
+            for name in self.expand(key, path, key=True):
+                if name in devices or name in servers:
+                    self.problem(path, f"{name!r} names a device or server already", key=True)
+                    continue
+                servers[name] = Server(
+                    name=name,
+                    model=spec.get("model"),
+                    nics={nic.name: nic for nic in nics_template},
+                    where=self.where(path, key=True),
+                    description=spec.get("description", ""),
+                )
+        return servers
+
+    def _nics(self, specs: dict[str, Any], server_path: PathKey) -> Iterator[Nic]:
+        seen: set[str] = set()
+        for key, spec in specs.items():
+            path: PathKey = (*server_path, "nics", key)
+            roce = spec.get("roce")
+            nic_roce = None
+            if roce is not None:
+                defaults = DEFAULT_POLICY["roce"]
+                nic_roce = RocePolicy(
+                    TrafficClass(**{**defaults["data"], **roce.get("data", {})}),
+                    TrafficClass(**{**defaults["cnp"], **roce.get("cnp", {})}),
+                )
+            for name in self.expand(key, path, key=True):
+                if name in seen:
+                    self.problem(path, f"NIC {name!r} is defined twice", key=True)
+                    continue
+                seen.add(name)
+                priorities = spec.get("pfc_priorities")
+                yield Nic(
+                    name=name,
+                    speed_mbps=parse_speed(spec["speed"]),
+                    model=spec.get("model"),
+                    mtu=spec.get("mtu"),
+                    roce=nic_roce,
+                    pfc_priorities=tuple(priorities) if priorities is not None else None,
+                    trust=spec.get("trust"),
+                    where=self.where(path, key=True),
+                )
+
+    # -- links ---------------------------------------------------------------------------
+
+    def resolve_links(
+        self, devices: dict[str, Device], servers: dict[str, Server]
+    ) -> list[Link]:
+        cable_types = dict(BUILTIN_CABLE_TYPES)
+        for name, spec in self.data["fabric"].get("cable_types", {}).items():
+            cable_types[name] = spec["length_m"]
+        links: list[Link] = []
+        used: dict[Endpoint, Location] = {}
+        for index, spec in enumerate(self.data.get("links", [])):
+            path: PathKey = ("links", index)
+            cable_m = self._cable_length(spec, path, cable_types)
+            pairs = self._link_pairs(spec, path, devices)
+            if cable_m is None or pairs is None:
+                continue
+            for a, b, a_path, b_path in pairs:
+                if self._check_link(a, b, a_path, b_path, devices, servers, used):
+                    where = self.where(path)
+                    used[a] = used[b] = where
+                    links.append(
+                        Link(a, b, cable_m, spec.get("cable"), spec.get("description", ""), where)
+                    )
+        return links
+
+    def _cable_length(
+        self, spec: dict[str, Any], path: PathKey, cable_types: dict[str, float]
+    ) -> float | None:
+        if "cable_m" in spec:
+            return float(spec["cable_m"])
+        cable = spec.get("cable")
+        if cable is None:
+            self.problem(path, "a link needs cable_m (metres) or a cable type (cable: dac)")
+            return None
+        if cable not in cable_types:
+            self.problem(
+                (*path, "cable"),
+                f"unknown cable type {cable!r}{suggest(cable, cable_types)}; "
+                "define it under fabric.cable_types",
+            )
+            return None
+        return float(cable_types[cable])
+
+    def _link_pairs(
+        self, spec: dict[str, Any], path: PathKey, devices: dict[str, Device]
+    ) -> list[tuple[Endpoint, Endpoint, PathKey, PathKey]] | None:
+        has_ends = "a" in spec or "b" in spec
+        if "mesh" in spec and has_ends:
+            self.problem(path, "a link has either a and b, or mesh, not both")
+            return None
+        if "mesh" in spec:
+            return self._mesh_pairs(spec["mesh"], (*path, "mesh"), devices)
+        if "a" not in spec or "b" not in spec:
+            self.problem(path, "a link needs both ends: a and b (device:port)")
+            return None
+        a_path, b_path = (*path, "a"), (*path, "b")
+        a_ends = [_endpoint(text) for text in self.expand(spec["a"], a_path)]
+        b_ends = [_endpoint(text) for text in self.expand(spec["b"], b_path)]
+        if not a_ends or not b_ends:
+            return None
+        if len(a_ends) != len(b_ends):
+            self.problem(
+                path,
+                f"a expands to {len(a_ends)} ends and b to {len(b_ends)}; "
+                "they are paired in order and must match",
+            )
+            return None
+        return [(a, b, a_path, b_path) for a, b in zip(a_ends, b_ends, strict=True)]
+
+    def _mesh_pairs(
+        self, mesh: dict[str, Any], path: PathKey, devices: dict[str, Device]
+    ) -> list[tuple[Endpoint, Endpoint, PathKey, PathKey]] | None:
+        per_pair = mesh.get("links_per_pair", 1)
+        sides = []
+        for side in ("a", "b"):
+            side_path = (*path, side)
+            names = self.expand(mesh[side]["devices"], (*side_path, "devices"))
+            ports = self.expand(mesh[side]["ports"], (*side_path, "ports"))
+            sides.append((names, ports, side_path))
+        (a_names, a_ports, a_path), (b_names, b_ports, b_path) = sides
+        needed = {"a": len(b_names) * per_pair, "b": len(a_names) * per_pair}
+        for side, (names, ports, side_path) in zip("ab", sides, strict=True):
+            if names and len(ports) < needed[side]:
+                self.problem(
+                    (*side_path, "ports"),
+                    f"each {side} device needs {needed[side]} ports for the mesh, "
+                    f"ports gives {len(ports)}",
+                )
+                return None
+        pairs = []
+        b_next = dict.fromkeys(b_names, 0)
+        for a_name in a_names:
+            a_next = 0
+            for b_name in b_names:
+                for _ in range(per_pair):
+                    a = Endpoint(a_name, a_ports[a_next])
+                    b = Endpoint(b_name, b_ports[b_next[b_name]])
+                    a_next += 1
+                    b_next[b_name] += 1
+                    pairs.append((a, b, a_path, b_path))
+        return pairs
+
+    def _check_link(
+        self,
+        a: Endpoint,
+        b: Endpoint,
+        a_path: PathKey,
+        b_path: PathKey,
+        devices: dict[str, Device],
+        servers: dict[str, Server],
+        used: dict[Endpoint, Location],
+    ) -> bool:
+        speeds = []
+        for end, path in ((a, a_path), (b, b_path)):
+            speed = self._endpoint_speed(end, path, devices, servers)
+            if speed is None:
+                return False
+            if end in used:
+                self.problem(path, f"{end} is already used by the link at {used[end]}")
+                return False
+            speeds.append(speed)
+        if a == b:
+            self.problem(a_path, f"{a} is linked to itself")
+            return False
+        if a.node in servers and b.node in servers:
+            self.problem(a_path, f"{a} - {b}: a link needs a switch on at least one end")
+            return False
+        if speeds[0] != speeds[1]:
+            self.problem(
+                a_path,
+                f"{a} runs at {format_speed(speeds[0])} but {b} at {format_speed(speeds[1])}",
+            )
+            return False
+        return True
+
+    def _endpoint_speed(
+        self,
+        end: Endpoint,
+        path: PathKey,
+        devices: dict[str, Device],
+        servers: dict[str, Server],
+    ) -> int | None:
+        if end.node in devices:
+            ports: dict[str, Any] = devices[end.node].ports
+        elif end.node in servers:
+            ports = servers[end.node].nics
+        else:
+            known = [*devices, *servers]
+            self.problem(path, f"no device or server {end.node!r}{suggest(end.node, known)}")
+            return None
+        if end.port not in ports:
+            self.problem(path, f"{end.node} has no port {end.port!r}{suggest(end.port, ports)}")
+            return None
+        return int(ports[end.port].speed_mbps)
+
+    def resolve(self) -> Inventory:
+        asics = self.resolve_asics()
+        devices = self.resolve_devices(asics)
+        servers = self.resolve_servers(devices)
+        links = self.resolve_links(devices, servers)
+        if self.problems:
+            raise InputError(self.problems)
+        fabric = self.data["fabric"]
+        return Inventory(
+            file=self.doc.file,
+            fabric_name=fabric["name"],
+            fabric_description=fabric.get("description", ""),
+            devices=devices,
+            servers=servers,
+            links=links,
+        )
+
+
+def _endpoint(text: str) -> Endpoint:
+    node, _, port = text.partition(":")
+    return Endpoint(node, port)
+
+
+def resolve_inventory(document: Document) -> Inventory:
+    return _Resolver(document).resolve()

@@ -1,0 +1,90 @@
+"""Validate inventory data against schemas/inventory.schema.json, located by line and column."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from lossless.errors import Problem
+from lossless.inventory.yamlsource import Document
+from lossless.resources import resource_path
+
+_TYPE_WORDS = {
+    "integer": "a whole number",
+    "number": "a number",
+    "string": "text",
+    "boolean": "true or false",
+    "object": "a mapping",
+    "array": "a list",
+}
+
+
+@cache
+def inventory_validator() -> Draft202012Validator:
+    schema = json.loads(resource_path("schemas", "inventory.schema.json").read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def suggest(word: str, choices: Any) -> str:
+    """' (did you mean "x"?)' for the closest choice, or ''."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _problems_for(error: ValidationError, document: Document) -> list[Problem]:
+    path = tuple(error.absolute_path)
+    validator = error.validator
+    if "propertyNames" in error.absolute_schema_path:
+        key_path = (*path, error.instance)
+        return [document.problem(key_path, f"{error.instance!r} is not a valid name here", key=True)]
+    if validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = set(error.schema.get("properties", {}))
+        return [
+            document.problem(
+                (*path, key),
+                f"unknown key {key!r}{suggest(key, known)}",
+                key=True,
+            )
+            for key in error.instance
+            if key not in known
+        ]
+    if validator == "required":
+        return [document.problem(path, error.message.replace("is a required property", "is required"))]
+    if validator == "type":
+        expected = error.validator_value
+        names = expected if isinstance(expected, list) else [expected]
+        wanted = " or ".join(_TYPE_WORDS.get(name, name) for name in names)
+        return [document.problem(path, f"expected {wanted}, got {_describe(error.instance)}")]
+    if validator == "enum":
+        choices = error.validator_value
+        listed = ", ".join(str(c) for c in choices)
+        return [
+            document.problem(
+                path, f"{error.instance!r} is not one of: {listed}{suggest(error.instance, choices)}"
+            )
+        ]
+    if validator == "pattern":
+        hint = error.schema.get("description", "")
+        return [document.problem(path, f"{error.instance!r} is not valid here. {hint}".strip())]
+    return [document.problem(path, error.message)]
+
+
+def schema_problems(document: Document) -> list[Problem]:
+    problems: list[Problem] = []
+    for error in inventory_validator().iter_errors(document.data):
+        problems.extend(_problems_for(error, document))
+    return problems

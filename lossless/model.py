@@ -1,0 +1,193 @@
+"""The validated inventory: what the user wrote, with ranges expanded and defaults resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lossless.asics import Asic
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class TrafficClass:
+    dscp: int
+    priority: int
+
+
+@dataclass(frozen=True)
+class RocePolicy:
+    data: TrafficClass
+    cnp: TrafficClass
+
+
+@dataclass(frozen=True)
+class EcnPolicy:
+    preset: str | None
+    min_bytes: int | None
+    max_bytes: int | None
+    probability_percent: int | None
+    congested_pgs: int
+
+
+@dataclass(frozen=True)
+class WatchdogPolicy:
+    enabled: bool
+    detection_ms: int
+    restoration_ms: int
+    poll_ms: int
+    action: str
+
+
+@dataclass(frozen=True)
+class EcmpPolicy:
+    hash_fields: tuple[str, ...]
+    seed: int | None
+    resilient: bool
+
+
+@dataclass(frozen=True)
+class HeadroomPolicy:
+    lossless_mtu: int
+    small_packet_percent: int
+    shared_headroom_pool: bool
+    over_subscribe_ratio: int | None
+    dynamic_th: int
+
+
+@dataclass(frozen=True)
+class SchedulerPolicy:
+    roce_weight: int
+    default_weight: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    roce: RocePolicy
+    mtu: int
+    ecn: EcnPolicy
+    pfc_watchdog: WatchdogPolicy
+    ecmp: EcmpPolicy
+    headroom: HeadroomPolicy
+    scheduler: SchedulerPolicy
+
+    @staticmethod
+    def from_mapping(values: dict[str, Any]) -> Policy:
+        roce = values["roce"]
+        ecmp = dict(values["ecmp"])
+        ecmp["hash_fields"] = tuple(ecmp["hash_fields"])
+        return Policy(
+            roce=RocePolicy(TrafficClass(**roce["data"]), TrafficClass(**roce["cnp"])),
+            mtu=values["mtu"],
+            ecn=EcnPolicy(**values["ecn"]),
+            pfc_watchdog=WatchdogPolicy(**values["pfc_watchdog"]),
+            ecmp=EcmpPolicy(**ecmp),
+            headroom=HeadroomPolicy(**values["headroom"]),
+            scheduler=SchedulerPolicy(**values["scheduler"]),
+        )
+
+
+@dataclass
+class Port:
+    name: str
+    speed_mbps: int
+    lanes: int
+    lossless: bool | None  # None: lossless when the port is linked
+    description: str
+    profile: str | None
+    policy: Policy
+    where: Location
+
+
+@dataclass
+class Device:
+    name: str
+    role: str
+    os: str
+    asic: Asic
+    platform: str | None
+    mgmt: str | None
+    gearbox_delay_ns: float
+    policy: Policy
+    ports: dict[str, Port]
+    where: Location
+    description: str = ""
+
+
+@dataclass
+class Nic:
+    name: str
+    speed_mbps: int
+    model: str | None
+    mtu: int | None
+    roce: RocePolicy | None
+    pfc_priorities: tuple[int, ...] | None
+    trust: str | None
+    where: Location
+
+
+@dataclass
+class Server:
+    name: str
+    model: str | None
+    nics: dict[str, Nic]
+    where: Location
+    description: str = ""
+
+
+@dataclass(frozen=True, order=True)
+class Endpoint:
+    node: str
+    port: str
+
+    def __str__(self) -> str:
+        return f"{self.node}:{self.port}"
+
+
+@dataclass
+class Link:
+    a: Endpoint
+    b: Endpoint
+    cable_m: float
+    cable_type: str | None
+    description: str
+    where: Location
+
+    def other_end(self, endpoint: Endpoint) -> Endpoint:
+        return self.b if endpoint == self.a else self.a
+
+
+@dataclass
+class Inventory:
+    file: str
+    fabric_name: str
+    fabric_description: str
+    devices: dict[str, Device]
+    servers: dict[str, Server]
+    links: list[Link]
+    _link_by_endpoint: dict[Endpoint, Link] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for link in self.links:
+            self._link_by_endpoint[link.a] = link
+            self._link_by_endpoint[link.b] = link
+
+    def link_at(self, endpoint: Endpoint) -> Link | None:
+        return self._link_by_endpoint.get(endpoint)
+
+    def summary(self) -> str:
+        ports = sum(len(d.ports) for d in self.devices.values())
+        nics = sum(len(s.nics) for s in self.servers.values())
+        return (
+            f"fabric {self.fabric_name}: {len(self.devices)} devices, {ports} ports, "
+            f"{len(self.servers)} servers, {nics} NICs, {len(self.links)} links"
+        )
