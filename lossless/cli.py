@@ -83,7 +83,9 @@ def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gearbox-delay-ns", type=float, default=0.0)
     parser.add_argument("--lossless-mtu", type=int, default=1024)
     parser.add_argument("--small-packet-percent", type=int, default=50)
-    parser.add_argument("--over-subscribe-ratio", type=int, help="turns the shared headroom pool on")
+    parser.add_argument(
+        "--over-subscribe-ratio", type=int, help="turns the shared headroom pool on"
+    )
     parser.add_argument("--shared-headroom-pool", action="store_true")
     parser.add_argument("--cell-size", type=int, help="override the ASIC cell size (bytes)")
     parser.add_argument("--pipeline-latency-kib", type=float)

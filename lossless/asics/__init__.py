@@ -84,4 +84,10 @@ def catalogue_mapping(name: str) -> dict[str, Any]:
     return dict(_catalogue_mappings()[name])
 
 
-REQUIRED_CUSTOM_KEYS = ("headroom_model", "cell_size", "serdes_gbps", "speeds", "max_lossless_priorities")
+REQUIRED_CUSTOM_KEYS = (
+    "headroom_model",
+    "cell_size",
+    "serdes_gbps",
+    "speeds",
+    "max_lossless_priorities",
+)

@@ -15,7 +15,13 @@ from typing import Any
 import netaddr
 
 from lossless import ranges
-from lossless.asics import REQUIRED_CUSTOM_KEYS, Asic, asic_from_mapping, catalogue, catalogue_mapping
+from lossless.asics import (
+    REQUIRED_CUSTOM_KEYS,
+    Asic,
+    asic_from_mapping,
+    catalogue,
+    catalogue_mapping,
+)
 from lossless.errors import InputError
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
 from lossless.inventory.schema import suggest
@@ -53,6 +59,9 @@ class _Resolver:
         self.data: dict[str, Any] = document.data
         self.problems: list[Any] = []
         self._policy_cache: dict[str, Policy] = {}
+        # Names whose definition already has a problem: links to them are not reported
+        # again, so one mistake gives one message.
+        self.broken: set[str] = set()
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -98,12 +107,13 @@ class _Resolver:
             else:
                 missing = [k for k in REQUIRED_CUSTOM_KEYS if k not in values]
                 if missing:
-                    self.problem(
-                        path, f"a custom ASIC without `base` needs {', '.join(missing)}"
-                    )
+                    self.problem(path, f"a custom ASIC without `base` needs {', '.join(missing)}")
                     continue
                 merged = dict(values)
-            if merged["headroom_model"] == "sonic-mellanox" and "pipeline_latency_kib" not in merged:
+            if (
+                merged["headroom_model"] == "sonic-mellanox"
+                and "pipeline_latency_kib" not in merged
+            ):
                 self.problem(path, "the sonic-mellanox model needs pipeline_latency_kib")
                 continue
             asics[name] = asic_from_mapping(name, merged)
@@ -124,6 +134,7 @@ class _Resolver:
                 self.problem(
                     (*path, "asic"), f"unknown ASIC {spec['asic']!r}{suggest(spec['asic'], asics)}"
                 )
+                self.broken.update(names)
                 continue
             role_policy = roles.get(spec["role"], {}).get("policy", {})
             layers = [fabric_policy, role_policy, spec.get("policy", {})]
@@ -141,7 +152,7 @@ class _Resolver:
                     mgmt=mgmts[index] if mgmts else None,
                     gearbox_delay_ns=spec.get("gearbox_delay_ns", 0),
                     policy=policy,
-                    ports=self.resolve_ports(spec.get("ports", {}), path, asic, layers),
+                    ports=self.resolve_ports(spec.get("ports", {}), path, name, asic, layers),
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
                 )
@@ -169,6 +180,7 @@ class _Resolver:
         self,
         specs: dict[str, Any],
         device_path: PathKey,
+        device_name: str,
         asic: Asic,
         policy_layers: list[dict[str, Any]],
     ) -> dict[str, Port]:
@@ -177,30 +189,16 @@ class _Resolver:
         origin: dict[str, str] = {}
         for key, spec in specs.items():
             path: PathKey = (*device_path, "ports", key)
+            if not self._port_settings_ok(spec, path, asic, profiles):
+                self.broken.update(f"{device_name}:{name}" for name in self.expand(key, path))
+                continue
             settings: dict[str, Any] = {}
             profile_name = spec.get("profile")
             if profile_name is not None:
-                if profile_name not in profiles:
-                    self.problem(
-                        (*path, "profile"),
-                        f"no port profile {profile_name!r}{suggest(profile_name, profiles)}",
-                    )
-                    continue
                 settings.update(profiles[profile_name])
             port_policy = merge_policy(settings.get("policy", {}), spec.get("policy", {}))
             settings.update({k: v for k, v in spec.items() if k != "policy"})
-            if "speed" not in settings:
-                self.problem(path, "a port needs a speed (here or in its profile)", key=True)
-                continue
             speed = parse_speed(settings["speed"])
-            if asic.speeds_mbps and speed not in asic.speeds_mbps:
-                supported = ", ".join(format_speed(s) for s in asic.speeds_mbps)
-                self.problem(
-                    path,
-                    f"{asic.name} does not run ports at {format_speed(speed)} (it does {supported})",
-                    key=True,
-                )
-                continue
             policy = self.policy([*policy_layers, port_policy])
             for name in self.expand(key, path, key=True):
                 if name in ports:
@@ -221,6 +219,34 @@ class _Resolver:
                 )
         return ports
 
+    def _port_settings_ok(
+        self, spec: dict[str, Any], path: PathKey, asic: Asic, profiles: dict[str, Any]
+    ) -> bool:
+        profile_name = spec.get("profile")
+        profile: dict[str, Any] = {}
+        if profile_name is not None:
+            if profile_name not in profiles:
+                self.problem(
+                    (*path, "profile"),
+                    f"no port profile {profile_name!r}{suggest(profile_name, profiles)}",
+                )
+                return False
+            profile = profiles[profile_name]
+        speed_text = spec.get("speed", profile.get("speed"))
+        if speed_text is None:
+            self.problem(path, "a port needs a speed (here or in its profile)", key=True)
+            return False
+        speed = parse_speed(speed_text)
+        if asic.speeds_mbps and speed not in asic.speeds_mbps:
+            supported = ", ".join(format_speed(s) for s in asic.speeds_mbps)
+            self.problem(
+                path,
+                f"{asic.name} does not run ports at {format_speed(speed)} (it does {supported})",
+                key=True,
+            )
+            return False
+        return True
+
     # -- servers -------------------------------------------------------------------------
 
     def resolve_servers(self, devices: dict[str, Device]) -> dict[str, Server]:
@@ -231,6 +257,7 @@ class _Resolver:
             for name in self.expand(key, path, key=True):
                 if name in devices or name in servers:
                     self.problem(path, f"{name!r} names a device or server already", key=True)
+                    self.broken.add(name)
                     continue
                 servers[name] = Server(
                     name=name,
@@ -272,9 +299,7 @@ class _Resolver:
 
     # -- links ---------------------------------------------------------------------------
 
-    def resolve_links(
-        self, devices: dict[str, Device], servers: dict[str, Server]
-    ) -> list[Link]:
+    def resolve_links(self, devices: dict[str, Device], servers: dict[str, Server]) -> list[Link]:
         cable_types = dict(BUILTIN_CABLE_TYPES)
         for name, spec in self.data["fabric"].get("cable_types", {}).items():
             cable_types[name] = spec["length_m"]
@@ -382,6 +407,8 @@ class _Resolver:
         servers: dict[str, Server],
         used: dict[Endpoint, Location],
     ) -> bool:
+        if {a.node, b.node, str(a), str(b)} & self.broken:
+            return False
         speeds = []
         for end, path in ((a, a_path), (b, b_path)):
             speed = self._endpoint_speed(end, path, devices, servers)

@@ -50,7 +50,9 @@ def _problems_for(error: ValidationError, document: Document) -> list[Problem]:
     validator = error.validator
     if "propertyNames" in error.absolute_schema_path:
         key_path = (*path, error.instance)
-        return [document.problem(key_path, f"{error.instance!r} is not a valid name here", key=True)]
+        return [
+            document.problem(key_path, f"{error.instance!r} is not a valid name here", key=True)
+        ]
     if validator == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         return [
@@ -63,18 +65,21 @@ def _problems_for(error: ValidationError, document: Document) -> list[Problem]:
             if key not in known
         ]
     if validator == "required":
-        return [document.problem(path, error.message.replace("is a required property", "is required"))]
+        return [
+            document.problem(path, error.message.replace("is a required property", "is required"))
+        ]
     if validator == "type":
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]
-        wanted = " or ".join(_TYPE_WORDS.get(name, name) for name in names)
+        wanted = " or ".join(_TYPE_WORDS.get(str(name), str(name)) for name in names)
         return [document.problem(path, f"expected {wanted}, got {_describe(error.instance)}")]
     if validator == "enum":
         choices = error.validator_value
         listed = ", ".join(str(c) for c in choices)
         return [
             document.problem(
-                path, f"{error.instance!r} is not one of: {listed}{suggest(error.instance, choices)}"
+                path,
+                f"{error.instance!r} is not one of: {listed}{suggest(error.instance, choices)}",
             )
         ]
     if validator == "pattern":

@@ -101,10 +101,15 @@ class _GuardedComposer(Composer):
         self._depth = 0
         self._expanded = 0
         self._sizes: dict[int, int] = {}
+        self._open_anchors: list[str | None] = []
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.parser.peek_event()
         if isinstance(event, AliasEvent):
+            if event.anchor in self._open_anchors:
+                raise _AliasLimitReached(
+                    f"alias *{event.anchor} refers to the node that contains it", event.start_mark
+                )
             node = super().compose_node(parent, index)
             try:
                 self._expanded += _expanded_size(node, self._sizes, set())
@@ -121,13 +126,13 @@ class _GuardedComposer(Composer):
             return node
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            raise _AliasLimitReached(
-                f"nesting deeper than {MAX_DEPTH} levels", event.start_mark
-            )
+            raise _AliasLimitReached(f"nesting deeper than {MAX_DEPTH} levels", event.start_mark)
         self._expanded += 1
+        self._open_anchors.append(getattr(event, "anchor", None))
         try:
             return super().compose_node(parent, index)
         finally:
+            self._open_anchors.pop()
             self._depth -= 1
 
 
@@ -171,6 +176,7 @@ class _Builder:
             return self._mapping(node, path)
         if isinstance(node, SequenceNode):
             return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
+        assert isinstance(node, ScalarNode)
         return self._scalar(node, path)
 
     def _scalar(self, node: ScalarNode, path: PathKey) -> Any:
@@ -227,7 +233,9 @@ class _Builder:
         for source in reversed(sources):  # earlier sources win, as YAML merge keys say
             if not isinstance(source, MappingNode):
                 self.problems.append(
-                    self.document.problem(path, "a merge key (<<) takes a mapping or a list of them")
+                    self.document.problem(
+                        path, "a merge key (<<) takes a mapping or a list of them"
+                    )
                 )
                 continue
             merged.update(self._mapping(source, path))
@@ -267,7 +275,11 @@ def parse_yaml_text(text: str, file: str) -> Document:
     if not isinstance(root, MappingNode):
         kind = "a list" if isinstance(root, SequenceNode) else "a single value"
         raise InputError(
-            [Problem(file, *_mark(root.start_mark), "", f"expected a mapping at the top, not {kind}")]
+            [
+                Problem(
+                    file, *_mark(root.start_mark), "", f"expected a mapping at the top, not {kind}"
+                )
+            ]
         )
     document = Document(file=file, data=None)
     builder = _Builder(document, yaml)

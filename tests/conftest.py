@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lossless.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+INVENTORIES = REPO / "inventories"
+REFERENCE = REPO.parent / "shared" / "reference"
+EXAMPLES = sorted(INVENTORIES.glob("*.yaml"))
+
+
+class Run:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+
+@pytest.fixture
+def run(capsys):
+    def _run(*argv: str) -> Run:
+        code = main(list(argv))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return _run
+
+
+@pytest.fixture
+def write(tmp_path):
+    def _write(text: str, name: str = "inv.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        return path
+
+    return _write
+
+
+MINIMAL = """
+fabric:
+  name: t
+devices:
+  leaf1:
+    role: leaf
+    os: sonic
+    asic: spectrum-4
+    ports:
+      Ethernet[0:4:4]: {speed: 400G}
+  spine1:
+    role: spine
+    os: eos
+    asic: tomahawk-5
+    ports:
+      Ethernet1/1: {speed: 400G}
+servers:
+  gpu1:
+    nics:
+      eth0: {speed: 400G}
+links:
+  - {a: leaf1:Ethernet0, b: gpu1:eth0, cable_m: 2}
+  - {a: leaf1:Ethernet4, b: spine1:Ethernet1/1, cable_m: 40}
+"""
