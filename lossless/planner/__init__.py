@@ -1,0 +1,1 @@
+"""The planner: from a validated Inventory to the vendor-neutral FabricPlan."""
