@@ -52,7 +52,7 @@ class Asic:
     def default_lanes(self, speed_mbps: int) -> int:
         """Lanes a port of this speed uses on this ASIC's SerDes (at least one)."""
         per_lane = self.serdes_gbps * 1000
-        return max(1, -(-speed_mbps // per_lane))
+        return min(8, max(1, -(-speed_mbps // per_lane)))
 
 
 _FIELD_NAMES = {f.name for f in fields(Asic)}

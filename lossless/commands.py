@@ -1,0 +1,139 @@
+"""The CLI commands' bodies: load, plan, and hand the result to a report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+
+from lossless.asics import catalogue
+from lossless.errors import UsageError
+from lossless.inventory import load_inventory
+from lossless.inventory.schema import suggest
+from lossless.planner.fabric import plan_fabric
+from lossless.planner.headroom import compute_headroom
+from lossless.planner.headroom_common import HeadroomInputs
+from lossless.report.console import console
+from lossless.report.explain_text import derivation_lines
+from lossless.report.headroom_table import render_headroom
+from lossless.report.plan_text import render_plan_text
+from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
+
+
+def plan_command(args: argparse.Namespace) -> int:
+    inventory = load_inventory(args.inventory)
+    for name in args.device:
+        if name not in inventory.devices:
+            raise UsageError(f"no device {name!r} in {args.inventory}{suggest(name, inventory.devices)}")
+    plan = plan_fabric(inventory, args.device or None)
+    if args.format == "json":
+        json.dump(plan.to_dict(), sys.stdout, indent=2, sort_keys=False)
+        sys.stdout.write("\n")
+    else:
+        render_plan_text(plan, console())
+    return 0
+
+
+def explain_command(args: argparse.Namespace) -> int:
+    inventory = load_inventory(args.inventory)
+    device = inventory.devices.get(args.device)
+    if device is None:
+        raise UsageError(f"no device {args.device!r}{suggest(args.device, inventory.devices)}")
+    if args.port not in device.ports:
+        raise UsageError(f"{args.device} has no port {args.port!r}{suggest(args.port, device.ports)}")
+    plan = plan_fabric(inventory, [args.device])
+    device_plan = plan.devices[args.device]
+    port = device_plan.ports[args.port]
+    lines = [
+        f"{args.device} {args.port}: {format_speed(port.speed_mbps)}, {port.lanes} lanes, "
+        f"MTU {port.mtu}, peer {port.peer or 'none'}, cable "
+        f"{'-' if port.cable_m is None else f'{port.cable_m:g} m'} (defined at {port.source})",
+    ]
+    if not port.lossless:
+        lines.append("not lossless: no PFC, no headroom, no ECN on this port")
+    for headroom in port.headroom:
+        lines.append("")
+        lines += derivation_lines(
+            f"PFC headroom, priority group {headroom.priority_group}: xon {headroom.xon}, "
+            f"xoff {headroom.xoff}, size {headroom.size} bytes",
+            plan.derivations[headroom.derivation],
+        )
+    for ecn in port.ecn:
+        lines.append("")
+        lines += derivation_lines(
+            f"ECN on queue {ecn.queue}: min {ecn.min_bytes}, max {ecn.max_bytes} bytes, "
+            f"probability {ecn.probability_percent}%, PFC trigger "
+            f"{'unknown' if ecn.pfc_trigger_bytes is None else ecn.pfc_trigger_bytes} bytes",
+            plan.derivations[ecn.derivation],
+        )
+    budget = device_plan.budget
+    lines.append("")
+    lines += derivation_lines(f"buffer budget of {args.device}", plan.derivations[budget.derivation])
+    if port.watchdog:
+        wd = port.watchdog
+        lines += [
+            "",
+            f"PFC watchdog: {'on' if wd.enabled else 'off'}, detection {wd.detection_ms} ms, "
+            f"restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms, action {wd.action}",
+        ]
+    print("\n".join(lines))
+    return 0
+
+
+def _split(text: str, parse, what: str) -> list:
+    values = []
+    for item in text.split(","):
+        try:
+            values.append(parse(item))
+        except ValueError as error:
+            raise UsageError(f"--{what}: {error}") from None
+    return values
+
+
+def headroom_command(args: argparse.Namespace) -> int:
+    asics = catalogue()
+    if args.asic not in asics:
+        raise UsageError(f"unknown ASIC {args.asic!r}{suggest(args.asic, asics)}; "
+                         f"known: {', '.join(asics)}")
+    overrides = {
+        "cell_size": args.cell_size,
+        "pipeline_latency_kib": args.pipeline_latency_kib,
+        "mac_phy_delay_kib": args.mac_phy_delay_kib,
+        "peer_response_time_kib": args.peer_response_kib,
+    }
+    for name, value in overrides.items():
+        if value is not None and value <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be more than 0")
+    asic = replace(asics[args.asic], **{k: v for k, v in overrides.items() if v is not None})
+    for name, value, low, high in (
+        ("mtu", args.mtu, 68, 9216),
+        ("lossless-mtu", args.lossless_mtu, 64, 9216),
+        ("small-packet-percent", args.small_packet_percent, 0, 100),
+    ):
+        if not low <= value <= high:
+            raise UsageError(f"--{name} must be between {low} and {high}")
+    if args.lanes is not None and not 1 <= args.lanes <= 8:
+        raise UsageError("--lanes must be between 1 and 8")
+    if args.gearbox_delay_ns < 0:
+        raise UsageError("--gearbox-delay-ns must not be negative")
+    if args.over_subscribe_ratio is not None and args.over_subscribe_ratio < 1:
+        raise UsageError("--over-subscribe-ratio must be at least 1")
+    speeds = _split(args.speed, parse_speed, "speed")
+    cables = _split(args.cable, parse_length_m, "cable")
+    rows = []
+    for speed in speeds:
+        for cable in cables:
+            inputs = HeadroomInputs(
+                speed_mbps=speed,
+                cable_m=whole_metres(cable),
+                port_mtu=args.mtu,
+                lanes=args.lanes or asic.default_lanes(speed),
+                gearbox_delay_ns=args.gearbox_delay_ns,
+                lossless_mtu=args.lossless_mtu,
+                small_packet_percent=args.small_packet_percent,
+                shared_headroom_pool=args.shared_headroom_pool or args.over_subscribe_ratio is not None,
+            )
+            rows.append((inputs, compute_headroom(inputs, asic)))
+    render_headroom(asic, rows, args.format, sys.stdout)
+    return 0

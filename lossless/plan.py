@@ -1,0 +1,167 @@
+"""The FabricPlan: vendor-neutral lossless intent per device and port.
+
+The planner builds it from an inventory; vendor parsers (later) build it from configs;
+lint rules read only this. Every computed number names the derivation it came from
+(FabricPlan.derivations), which `lossless explain` prints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class HeadroomPlan:
+    priority_group: int
+    xon: int
+    xoff: int
+    size: int
+    model: str
+    derivation: str
+
+
+@dataclass
+class EcnPlan:
+    queue: int
+    min_bytes: int
+    max_bytes: int
+    probability_percent: int
+    preset: str | None
+    pfc_trigger_bytes: int | None  # shared-buffer level at which PFC fires (None: unknown)
+    min_below_trigger: bool | None  # ECN starts marking before PFC can fire
+    max_below_trigger: bool | None  # ECN marks fully before PFC can fire
+    derivation: str
+
+
+@dataclass
+class WatchdogPlan:
+    enabled: bool
+    detection_ms: int
+    restoration_ms: int
+    poll_ms: int
+    action: str
+
+
+@dataclass
+class PortPlan:
+    name: str
+    description: str
+    speed_mbps: int
+    lanes: int
+    mtu: int
+    peer: str | None
+    peer_kind: str | None  # "switch" or "server"
+    cable_m: float | None
+    lossless: bool
+    pfc_priorities: list[int]
+    headroom: list[HeadroomPlan]
+    ecn: list[EcnPlan]
+    watchdog: WatchdogPlan | None
+    source: str
+
+
+@dataclass
+class QueuePlan:
+    queue: int
+    scheduler: str  # "strict" or "dwrr"
+    weight: int | None
+    lossless: bool
+    traffic: str  # "roce", "cnp", "default"
+
+
+@dataclass
+class QosMaps:
+    dscp_to_tc: dict[int, int]
+    tc_to_queue: dict[int, int]
+    tc_to_pg: dict[int, int]
+    pfc_priority_to_queue: dict[int, int]
+
+
+@dataclass
+class EcmpPlan:
+    hash_fields: list[str]
+    seed: int
+    seed_source: str
+    resilient: bool
+    hashes_udp_source_port: bool
+
+
+@dataclass
+class BudgetPlan:
+    buffer_bytes: int | None
+    buffer_evidence: str
+    lossless_pgs: int
+    reserved_headroom_bytes: int  # sum of per-PG `size`
+    shared_headroom_pool_bytes: int  # 0 without a shared headroom pool
+    over_subscribe_ratio: int | None
+    total_headroom_bytes: int
+    shared_buffer_bytes: int | None  # what is left for the shared pools
+    utilisation_percent: float | None
+    fits: bool | None
+    largest_port_headroom_bytes: int
+    max_headroom_per_port_bytes: int | None
+    derivation: str
+
+
+@dataclass
+class HeadroomSettings:
+    lossless_mtu: int
+    small_packet_percent: int
+    shared_headroom_pool: bool
+    over_subscribe_ratio: int | None
+    dynamic_th: int
+
+
+@dataclass
+class DevicePlan:
+    name: str
+    role: str
+    os: str
+    asic: str
+    platform: str | None
+    mgmt: str | None
+    roce_dscp: int
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+    lossless_priorities: list[int]
+    max_lossless_priorities: int
+    maps: QosMaps
+    queues: list[QueuePlan]
+    ecmp: EcmpPlan
+    watchdog: WatchdogPlan
+    headroom_settings: HeadroomSettings
+    budget: BudgetPlan
+    ports: dict[str, PortPlan]
+    source: str
+
+
+@dataclass
+class LinkPlan:
+    a: str
+    b: str
+    cable_m: float
+    source: str
+
+
+@dataclass
+class FabricPlan:
+    name: str
+    inventory: str
+    devices: dict[str, DevicePlan]
+    links: list[LinkPlan]
+    derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(dataclasses.asdict(self))
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: mapping keys as strings (JSON has no integer keys)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
