@@ -25,7 +25,9 @@ def plan_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
     for name in args.device:
         if name not in inventory.devices:
-            raise UsageError(f"no device {name!r} in {args.inventory}{suggest(name, inventory.devices)}")
+            raise UsageError(
+                f"no device {name!r} in {args.inventory}{suggest(name, inventory.devices)}"
+            )
     plan = plan_fabric(inventory, args.device or None)
     if args.format == "json":
         json.dump(plan.to_dict(), sys.stdout, indent=2, sort_keys=False)
@@ -41,7 +43,9 @@ def explain_command(args: argparse.Namespace) -> int:
     if device is None:
         raise UsageError(f"no device {args.device!r}{suggest(args.device, inventory.devices)}")
     if args.port not in device.ports:
-        raise UsageError(f"{args.device} has no port {args.port!r}{suggest(args.port, device.ports)}")
+        raise UsageError(
+            f"{args.device} has no port {args.port!r}{suggest(args.port, device.ports)}"
+        )
     plan = plan_fabric(inventory, [args.device])
     device_plan = plan.devices[args.device]
     port = device_plan.ports[args.port]
@@ -69,7 +73,9 @@ def explain_command(args: argparse.Namespace) -> int:
         )
     budget = device_plan.budget
     lines.append("")
-    lines += derivation_lines(f"buffer budget of {args.device}", plan.derivations[budget.derivation])
+    lines += derivation_lines(
+        f"buffer budget of {args.device}", plan.derivations[budget.derivation]
+    )
     if port.watchdog:
         wd = port.watchdog
         lines += [
@@ -94,8 +100,9 @@ def _split(text: str, parse, what: str) -> list:
 def headroom_command(args: argparse.Namespace) -> int:
     asics = catalogue()
     if args.asic not in asics:
-        raise UsageError(f"unknown ASIC {args.asic!r}{suggest(args.asic, asics)}; "
-                         f"known: {', '.join(asics)}")
+        raise UsageError(
+            f"unknown ASIC {args.asic!r}{suggest(args.asic, asics)}; known: {', '.join(asics)}"
+        )
     overrides = {
         "cell_size": args.cell_size,
         "pipeline_latency_kib": args.pipeline_latency_kib,
@@ -132,7 +139,8 @@ def headroom_command(args: argparse.Namespace) -> int:
                 gearbox_delay_ns=args.gearbox_delay_ns,
                 lossless_mtu=args.lossless_mtu,
                 small_packet_percent=args.small_packet_percent,
-                shared_headroom_pool=args.shared_headroom_pool or args.over_subscribe_ratio is not None,
+                shared_headroom_pool=args.shared_headroom_pool
+                or args.over_subscribe_ratio is not None,
             )
             rows.append((inputs, compute_headroom(inputs, asic)))
     render_headroom(asic, rows, args.format, sys.stdout)

@@ -161,8 +161,7 @@ def test_unknown_asic_with_suggestion(run, write):
     path = write(MINIMAL.replace("asic: tomahawk-5", "asic: tomahawk5"))
     line = only_problem(run("validate", str(path)))
     assert (
-        line
-        == f"{path}:13:11: devices.spine1.asic: unknown ASIC 'tomahawk5'"
+        line == f"{path}:13:11: devices.spine1.asic: unknown ASIC 'tomahawk5'"
         ' (did you mean "tomahawk-5"?)'
     )
 
@@ -275,8 +274,7 @@ def test_mesh_short_of_ports(run, write):
     path = write(text)
     line = only_problem(run("validate", str(path)))
     assert (
-        line
-        == f"{path}:23:34: links[1].mesh.a.ports: "
+        line == f"{path}:23:34: links[1].mesh.a.ports: "
         "each a device needs 2 ports for the mesh, ports gives 1"
     )
 

@@ -25,16 +25,31 @@ def plan_budget(
         ratio = settings.over_subscribe_ratio or 1
         total_xoff = sum(h.xoff for h in headrooms)
         # Shared headroom pool = sum of xoff / over_subscribe_ratio (physics.md 2.2 [SRC]).
-        pool = int(d.step("shared_headroom_pool", "ceil(sum(xoff) / over_subscribe_ratio)",
-                          f"ceil({total_xoff} / {ratio})", math.ceil(total_xoff / ratio)))
-    total = int(d.step("total_headroom", "reserved + shared_headroom_pool", f"{reserved} + {pool}",
-                       reserved + pool))
+        pool = int(
+            d.step(
+                "shared_headroom_pool",
+                "ceil(sum(xoff) / over_subscribe_ratio)",
+                f"ceil({total_xoff} / {ratio})",
+                math.ceil(total_xoff / ratio),
+            )
+        )
+    total = int(
+        d.step(
+            "total_headroom",
+            "reserved + shared_headroom_pool",
+            f"{reserved} + {pool}",
+            reserved + pool,
+        )
+    )
     buffer = asic.buffer_bytes
     d.constant("buffer_bytes", buffer, asic.source("buffer_bytes"))
     shared = utilisation = fits = None
     if buffer is not None:
-        shared = int(d.step("shared_buffer", "buffer - total_headroom", f"{buffer} - {total}",
-                            buffer - total))
+        shared = int(
+            d.step(
+                "shared_buffer", "buffer - total_headroom", f"{buffer} - {total}", buffer - total
+            )
+        )
         utilisation = round(100 * total / buffer, 2)
         fits = total <= buffer
     else:

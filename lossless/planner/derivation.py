@@ -27,7 +27,9 @@ class Derivation:
     steps: list[Step] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def step(self, name: str, formula: str, substituted: str, value: float, unit: str = "B") -> float:
+    def step(
+        self, name: str, formula: str, substituted: str, value: float, unit: str = "B"
+    ) -> float:
         self.steps.append(Step(name, formula, substituted, value, unit))
         return value
 

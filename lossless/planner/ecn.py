@@ -21,19 +21,35 @@ class EcnPreset:
 # Values and sources: ../shared/reference/ecn-defaults.csv and physics.md 3.3.
 PRESETS: dict[str, EcnPreset] = {
     "nvidia": EcnPreset(
-        None, None, 150_000, 1_500_000, 100,
+        None,
+        None,
+        150_000,
+        1_500_000,
+        100,
         "NVIDIA Cumulus `nv set qos roce` / Onyx roce defaults, 150 kB / 1.5 MB / 100 % [SRC]",
     ),
     "sonic": EcnPreset(
-        None, None, 1_048_576, 2_097_152, 5,
+        None,
+        None,
+        1_048_576,
+        2_097_152,
+        5,
         "SONiC qos_config.j2 WRED_PROFILE AZURE_LOSSLESS, 1 MiB / 2 MiB / 5 % [SRC]",
     ),
     "cisco": EcnPreset(
-        None, None, 150_000, 3_000_000, 7,
+        None,
+        None,
+        150_000,
+        3_000_000,
+        7,
         "Cisco Nexus 9000 AI/ML blueprint, 150 / 3000 kbytes, 7 % (as reproduced) [2ND]",
     ),
     "dcqcn-scaled": EcnPreset(
-        4_000, 16_000, None, None, 20,
+        4_000,
+        16_000,
+        None,
+        None,
+        20,
         "HPCC artifact DCQCN baseline: Kmin = 100 KB x C/25G, Kmax = 400 KB x C/25G, 20 % "
         "(alibaba-edu/High-Precision-Congestion-Control simulation/run.py) [SRC]",
     ),
@@ -56,15 +72,30 @@ def ecn_thresholds(policy: EcnPolicy, speed_mbps: int, d: Derivation) -> EcnThre
     if preset is not None:
         d.constant(f"preset {policy.preset}", policy.preset, preset.source)
         if preset.min_bytes_per_gbps is not None and preset.max_bytes_per_gbps is not None:
-            minimum = int(d.step("kmin", "min_bytes_per_gbps * C", f"{num(preset.min_bytes_per_gbps)} * {num(gbps)}",
-                                 round(preset.min_bytes_per_gbps * gbps)))
-            maximum = int(d.step("kmax", "max_bytes_per_gbps * C", f"{num(preset.max_bytes_per_gbps)} * {num(gbps)}",
-                                 round(preset.max_bytes_per_gbps * gbps)))
+            minimum = int(
+                d.step(
+                    "kmin",
+                    "min_bytes_per_gbps * C",
+                    f"{num(preset.min_bytes_per_gbps)} * {num(gbps)}",
+                    round(preset.min_bytes_per_gbps * gbps),
+                )
+            )
+            maximum = int(
+                d.step(
+                    "kmax",
+                    "max_bytes_per_gbps * C",
+                    f"{num(preset.max_bytes_per_gbps)} * {num(gbps)}",
+                    round(preset.max_bytes_per_gbps * gbps),
+                )
+            )
         else:
             minimum, maximum = preset.min_bytes, preset.max_bytes
         probability = preset.probability_percent
-    for name, value in (("min_bytes", policy.min_bytes), ("max_bytes", policy.max_bytes),
-                        ("probability_percent", policy.probability_percent)):
+    for name, value in (
+        ("min_bytes", policy.min_bytes),
+        ("max_bytes", policy.max_bytes),
+        ("probability_percent", policy.probability_percent),
+    ):
         if value is not None:
             d.notes.append(f"{name} = {value} set explicitly in the inventory")
     minimum = policy.min_bytes if policy.min_bytes is not None else minimum
@@ -73,7 +104,9 @@ def ecn_thresholds(policy: EcnPolicy, speed_mbps: int, d: Derivation) -> EcnThre
         policy.probability_percent if policy.probability_percent is not None else probability
     )
     if minimum is None or maximum is None or probability is None:
-        raise ValueError("ECN policy needs a preset or min_bytes, max_bytes and probability_percent")
+        raise ValueError(
+            "ECN policy needs a preset or min_bytes, max_bytes and probability_percent"
+        )
     return EcnThresholds(minimum, maximum, probability, policy.preset)
 
 
@@ -89,11 +122,15 @@ def pfc_trigger_bytes(
         d.notes.append("ASIC buffer size unknown: the PFC trigger cannot be computed")
         return None
     alpha = 2.0**dynamic_th
-    d.constant("dynamic_th", dynamic_th, "SONiC DEFAULT_LOSSLESS_BUFFER_PARAMETER default_dynamic_th [SRC]")
+    d.constant(
+        "dynamic_th", dynamic_th, "SONiC DEFAULT_LOSSLESS_BUFFER_PARAMETER default_dynamic_th [SRC]"
+    )
     d.step("alpha", "2 ^ dynamic_th", f"2 ^ {dynamic_th}", alpha, "")
-    return int(d.step(
-        "pfc_trigger",
-        "alpha * B / (1 + n * alpha)",
-        f"{num(alpha)} * {shared_buffer_bytes} / (1 + {congested_pgs} * {num(alpha)})",
-        int(alpha * shared_buffer_bytes / (1 + congested_pgs * alpha)),
-    ))
+    return int(
+        d.step(
+            "pfc_trigger",
+            "alpha * B / (1 + n * alpha)",
+            f"{num(alpha)} * {shared_buffer_bytes} / (1 + {congested_pgs} * {num(alpha)})",
+            int(alpha * shared_buffer_bytes / (1 + congested_pgs * alpha)),
+        )
+    )

@@ -40,7 +40,8 @@ class _Planner:
             key = (
                 f"headroom/{asic.name}/{inputs.speed_mbps}M/{inputs.cable_m}m/mtu{inputs.port_mtu}"
                 f"/lanes{inputs.lanes}/gearbox{inputs.gearbox_delay_ns:g}/m{inputs.lossless_mtu}"
-                f"/p{inputs.small_packet_percent}/{'shp' if inputs.shared_headroom_pool else 'private'}"
+                f"/p{inputs.small_packet_percent}"
+                f"/{'shp' if inputs.shared_headroom_pool else 'private'}"
             )
             self.derivations[key] = result.derivation.to_dict()
             self._headroom_cache[cache_key] = (key, result)
@@ -70,7 +71,9 @@ class _Planner:
         congested = max(1, min(budget.lossless_pgs, policy.ecn.congested_pgs))
         for port in device.ports.values():
             if ports[port.name].lossless:
-                ports[port.name].ecn = [self.plan_ecn(device, port, budget.shared_buffer_bytes, congested)]
+                ports[port.name].ecn = [
+                    self.plan_ecn(device, port, budget.shared_buffer_bytes, congested)
+                ]
         return DevicePlan(
             name=device.name,
             role=device.role,
@@ -118,7 +121,9 @@ class _Planner:
             )
             key, result = self.headroom(device.asic, inputs)
             headroom.append(
-                HeadroomPlan(priority, result.xon, result.xoff, result.size, device.asic.headroom_model, key)
+                HeadroomPlan(
+                    priority, result.xon, result.xoff, result.size, device.asic.headroom_model, key
+                )
             )
         plan = PortPlan(
             name=port.name,
@@ -127,7 +132,9 @@ class _Planner:
             lanes=port.lanes,
             mtu=port.policy.mtu,
             peer=str(peer) if peer else None,
-            peer_kind=None if peer is None else ("switch" if peer.node in self.inventory.devices else "server"),
+            peer_kind=None
+            if peer is None
+            else ("switch" if peer.node in self.inventory.devices else "server"),
             cable_m=cable_m,
             lossless=lossless,
             pfc_priorities=[priority] if lossless else [],
@@ -142,9 +149,14 @@ class _Planner:
         self, device: Device, port: Port, shared_buffer: int | None, congested: int
     ) -> EcnPlan:
         policy = port.policy
-        d = Derivation(model="ecn-before-pfc", source="physics.md 3.3 (presets) and 3.4 (PFC trigger)")
-        d.inputs = {"speed_mbps": port.speed_mbps, "congested_pgs": congested,
-                    "shared_buffer_bytes": shared_buffer}
+        d = Derivation(
+            model="ecn-before-pfc", source="physics.md 3.3 (presets) and 3.4 (PFC trigger)"
+        )
+        d.inputs = {
+            "speed_mbps": port.speed_mbps,
+            "congested_pgs": congested,
+            "shared_buffer_bytes": shared_buffer,
+        }
         thresholds = ecn_thresholds(policy.ecn, port.speed_mbps, d)
         trigger = pfc_trigger_bytes(shared_buffer, policy.headroom.dynamic_th, congested, d)
         key = (
@@ -172,7 +184,10 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         for name, device in inventory.devices.items()
         if not only or name in only
     }
-    links = [LinkPlan(str(l.a), str(l.b), l.cable_m, str(l.where)) for l in inventory.links]
+    links = [
+        LinkPlan(str(link.a), str(link.b), link.cable_m, str(link.where))
+        for link in inventory.links
+    ]
     return FabricPlan(
         name=inventory.fabric_name,
         inventory=inventory.file,

@@ -17,8 +17,9 @@ Choices that make it conservative, all documented in explain output:
 * the sender's last frame is a full port-MTU frame (the switch cannot enforce the RoCE MTU);
 * the cable delay is 5.13 ns/m, single-mode fibre at 65 % of c (Cisco white paper c11-542809),
   slower than the 5.05 ns/m of SONiC's plugin;
-* interface (PHY/MAC/FEC) delay: the Cisco Press values at 10/25/40/100G; speeds without a
-  value take the delay *time* of the nearest listed speed below (above 100G: the 100G time);
+* interface (PHY/MAC/FEC) delay: the Cisco Press values at 10/25/40/100G, taken as an
+  envelope: a speed gets the longest published delay *time* of any listed speed up to it
+  (above 100G: the 100G time; below 10G: the 10G time);
 * peer response: IEEE 802.3 Annex 31B pause quanta; a speed missing from the table takes
   the quanta of the next listed speed above it.
 """
@@ -46,17 +47,23 @@ INTERFACE_DELAY_BITS: dict[int, int] = {10_000: 8192, 25_000: 6144, 40_000: 2457
 
 
 def interface_delay_bits(speed_mbps: int) -> tuple[float, str]:
-    """Interface delay at this speed, and how it was obtained."""
-    if speed_mbps in INTERFACE_DELAY_BITS:
-        return float(INTERFACE_DELAY_BITS[speed_mbps]), "Cisco Press ch. 7 value [2ND]"
-    listed = sorted(INTERFACE_DELAY_BITS)
-    below = [s for s in listed if s < speed_mbps]
-    reference = below[-1] if below else listed[0]
-    time_ns = INTERFACE_DELAY_BITS[reference] / (reference / 1000)  # bits / (Gb/s) = ns
+    """Interface delay at this speed (bit times), and how it was obtained.
+
+    The delay *time* is the longest published time of any listed speed up to this one, so
+    a speed never gets a shorter interface delay than a slower standard: this envelope
+    lifts the printed 25G value, which physics.md 2.1 notes "looks low against 10G".
+    """
+    times = {s: bits / (s / 1000) for s, bits in INTERFACE_DELAY_BITS.items()}  # ns
+    eligible = [s for s in times if s <= speed_mbps] or [min(times)]
+    reference = max(eligible, key=lambda s: (times[s], s))
+    bits = times[reference] * speed_mbps / 1000
+    if reference == speed_mbps:
+        return bits, "Cisco Press ch. 7 value [2ND]"
     return (
-        time_ns * speed_mbps / 1000,
-        f"no published value: the {reference // 1000}G delay time ({num(time_ns)} ns) "
-        "at this speed [DERIVED]",
+        bits,
+        f"the {reference // 1000}G delay time ({num(times[reference])} ns, the longest "
+        f"published up to this speed) at {speed_mbps // 1000 or speed_mbps}"
+        f"{'G' if speed_mbps >= 1000 else 'M'} [DERIVED]",
     )
 
 
@@ -90,45 +97,77 @@ def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
     quanta, quanta_source = pause_quanta(speed)
     d.constant("pause_quanta", quanta, quanta_source)
 
-    frame = d.step("receiver_frame", "8 * M + 160", f"8 * {mtu} + 160",
-                   8 * mtu + FRAME_OVERHEAD_BITS, "bit")
+    frame = d.step(
+        "receiver_frame", "8 * M + 160", f"8 * {mtu} + 160", 8 * mtu + FRAME_OVERHEAD_BITS, "bit"
+    )
     d.step("pfc_frame", "672", "672", PFC_FRAME_BITS, "bit")
     d.step("interface", "2 * D_intf", f"2 * {num(intf)}", 2 * intf, "bit")
     gearbox = d.step(
-        "gearbox", "2 * gearbox_delay * C", f"2 * {num(inputs.gearbox_delay_ns)}e-9 * {speed}e6",
-        2 * inputs.gearbox_delay_ns * speed / 1000, "bit",
+        "gearbox",
+        "2 * gearbox_delay * C",
+        f"2 * {num(inputs.gearbox_delay_ns)}e-9 * {speed}e6",
+        2 * inputs.gearbox_delay_ns * speed / 1000,
+        "bit",
     )
     cable_bits = d.step(
-        "cable", "2 * L * t_m * C", f"2 * {cable} * {CABLE_NS_PER_M}e-9 * {speed}e6",
-        2 * cable * CABLE_NS_PER_M * speed / 1000, "bit",
+        "cable",
+        "2 * L * t_m * C",
+        f"2 * {cable} * {CABLE_NS_PER_M}e-9 * {speed}e6",
+        2 * cable * CABLE_NS_PER_M * speed / 1000,
+        "bit",
     )
-    response = d.step("peer_response", "quanta * 512", f"{quanta} * 512",
-                      quanta * PAUSE_QUANTUM_BITS, "bit")
+    response = d.step(
+        "peer_response", "quanta * 512", f"{quanta} * 512", quanta * PAUSE_QUANTUM_BITS, "bit"
+    )
     d.step("sender_frame", "8 * M + 160", f"8 * {mtu} + 160", frame, "bit")
     total_bits = 2 * frame + PFC_FRAME_BITS + 2 * intf + gearbox + cable_bits + response
     in_flight = d.step(
-        "in_flight", "sum of the above / 8",
+        "in_flight",
+        "sum of the above / 8",
         f"({num(frame)} + 672 + {num(2 * intf)} + {num(gearbox)} + {num(cable_bits)} + "
         f"{num(response)} + {num(frame)}) / 8",
         total_bits / 8,
     )
     w = worst_case_cell_factor(cell)
-    d.step("cell_factor", "ceil(cell / 64) if cell > 128 else ceil(2 * cell / (1 + cell))",
-           f"cell = {cell}", w, "")
+    d.step(
+        "cell_factor",
+        "ceil(cell / 64) if cell > 128 else ceil(2 * cell / (1 + cell))",
+        f"cell = {cell}",
+        w,
+        "",
+    )
     pb = small_packet_byte_share(inputs.small_packet_percent, inputs.lossless_mtu)
-    d.step("small_packet_bytes_percent", "100 * 64 / ((p * 64 + (100 - p) * m) / 100)",
-           f"p = {inputs.small_packet_percent}, m = {inputs.lossless_mtu}", pb, "%")
-    occupancy = d.step("cell_occupancy", "(100 - pb + pb * w) / 100",
-                       f"(100 - {num(pb)} + {num(pb)} * {w}) / 100", (100 - pb + pb * w) / 100, "")
-    xoff = d.step("xoff", "ceil_cell(H * occupancy)", f"ceil_{cell}({num(in_flight)} * {num(occupancy)})",
-                  ceil_to(in_flight * occupancy, cell))
+    d.step(
+        "small_packet_bytes_percent",
+        "100 * 64 / ((p * 64 + (100 - p) * m) / 100)",
+        f"p = {inputs.small_packet_percent}, m = {inputs.lossless_mtu}",
+        pb,
+        "%",
+    )
+    occupancy = d.step(
+        "cell_occupancy",
+        "(100 - pb + pb * w) / 100",
+        f"(100 - {num(pb)} + {num(pb)} * {w}) / 100",
+        (100 - pb + pb * w) / 100,
+        "",
+    )
+    xoff = d.step(
+        "xoff",
+        "ceil_cell(H * occupancy)",
+        f"ceil_{cell}({num(in_flight)} * {num(occupancy)})",
+        ceil_to(in_flight * occupancy, cell),
+    )
     pipeline = asic.pipeline_latency_kib * 1024
     if pipeline:
-        d.constant("pipeline_latency_kib", asic.pipeline_latency_kib,
-                   asic.source("pipeline_latency_kib"))
-    xon = d.step("xon", "ceil_cell(max(2 * M, pipeline_latency))",
-                 f"ceil_{cell}(max(2 * {mtu}, {num(pipeline)}))",
-                 ceil_to(max(2 * mtu, pipeline), cell))
+        d.constant(
+            "pipeline_latency_kib", asic.pipeline_latency_kib, asic.source("pipeline_latency_kib")
+        )
+    xon = d.step(
+        "xon",
+        "ceil_cell(max(2 * M, pipeline_latency))",
+        f"ceil_{cell}(max(2 * {mtu}, {num(pipeline)}))",
+        ceil_to(max(2 * mtu, pipeline), cell),
+    )
     if inputs.shared_headroom_pool:
         size = d.step("size", "xon  (shared headroom pool holds xoff)", f"{int(xon)}", xon)
     else:

@@ -56,13 +56,17 @@ def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResul
     if quanta is not None:
         d.constant("pause_quanta", quanta, "IEEE 802.3 Annex 31B.3.7 via the plugin's table [SRC]")
         peer = d.step(
-            "peer_response", "quanta * 512 / 8", f"{quanta} * 512 / 8",
+            "peer_response",
+            "quanta * 512 / 8",
+            f"{quanta} * 512 / 8",
             quanta * PAUSE_QUANTUM_BITS / 8,
         )
     else:
         d.notes.append(f"{speed} Mb/s is not in the pause-quanta table: peer_response_time used")
         peer = d.step(
-            "peer_response", "peer_response_time_kib * 1024", f"{num(prt_kib)} * 1024",
+            "peer_response",
+            "peer_response_time_kib * 1024",
+            f"{num(prt_kib)} * 1024",
             prt_kib * KIB,
         )
     cable_bytes = d.step(
@@ -72,13 +76,19 @@ def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResul
         2 * cable * speed * 1_000_000_000 / SPEED_OF_LIGHT / 8000,
     )
     gearbox = d.step(
-        "gearbox", "S * gearbox_delay / 8192", f"{speed} * {num(inputs.gearbox_delay_ns)} / 8192",
+        "gearbox",
+        "S * gearbox_delay / 8192",
+        f"{speed} * {num(inputs.gearbox_delay_ns)} / 8192",
         speed * inputs.gearbox_delay_ns / 8192,
     )
     tile = 0.0
     if asic.bytes_on_tile:
-        tile = d.step("bytes_on_tile", "S / 1000 * 120 / 8", f"{speed} / 1000 * 120 / 8",
-                      speed / 1000 * 120 / 8)
+        tile = d.step(
+            "bytes_on_tile",
+            "S / 1000 * 120 / 8",
+            f"{speed} / 1000 * 120 / 8",
+            speed / 1000 * 120 / 8,
+        )
     pipeline = pl_kib * KIB * (2 if eight_lanes else 1)
     d.step(
         "pipeline_latency",
@@ -86,51 +96,75 @@ def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResul
         f"{num(pl_kib)} * 1024" + (" * 2" if eight_lanes else ""),
         pipeline,
     )
-    mac_phy = d.step("mac_phy_delay", "mac_phy_delay_kib * 1024", f"{num(mpd_kib)} * 1024",
-                     mpd_kib * KIB)
+    mac_phy = d.step(
+        "mac_phy_delay", "mac_phy_delay_kib * 1024", f"{num(mpd_kib)} * 1024", mpd_kib * KIB
+    )
     w = worst_case_cell_factor(cell)
     d.step(
         "cell_factor",
         "ceil(cell / 64) if cell > 128 else ceil(2 * cell / (1 + cell))",
-        f"cell = {cell}", w, "",
+        f"cell = {cell}",
+        w,
+        "",
     )
     pb = d.step(
         "small_packet_bytes_percent",
         "100 * 64 / ((p * 64 + (100 - p) * m) / 100)",
         f"100 * 64 / (({p} * 64 + (100 - {p}) * {m}) / 100)",
-        small_packet_byte_share(p, m), "%",
+        small_packet_byte_share(p, m),
+        "%",
     )
     occupancy = d.step(
-        "cell_occupancy", "(100 - pb + pb * w) / 100",
-        f"(100 - {num(pb)} + {num(pb)} * {w}) / 100", (100 - pb + pb * w) / 100, "",
+        "cell_occupancy",
+        "(100 - pb + pb * w) / 100",
+        f"(100 - {num(pb)} + {num(pb)} * {w}) / 100",
+        (100 - pb + pb * w) / 100,
+        "",
     )
     in_flight = d.step(
         "in_flight",
         "M + cable + 2 * gearbox + mac_phy + peer + tile",
-        f"{mtu} + {num(cable_bytes)} + 2 * {num(gearbox)} + {num(mac_phy)} + {num(peer)} + {num(tile)}",
+        f"{mtu} + {num(cable_bytes)} + 2 * {num(gearbox)} + {num(mac_phy)} + {num(peer)} "
+        f"+ {num(tile)}",
         mtu + cable_bytes + 2 * gearbox + mac_phy + peer + tile,
     )
     xoff = d.step(
-        "xoff", "ceil_1KiB(m + D * occupancy)", f"ceil_1KiB({m} + {num(in_flight)} * {num(occupancy)})",
+        "xoff",
+        "ceil_1KiB(m + D * occupancy)",
+        f"ceil_1KiB({m} + {num(in_flight)} * {num(occupancy)})",
         ceil_to(m + in_flight * occupancy, KIB),
     )
     if asic.xoff_compensation_bytes:
-        d.constant("xoff_compensation_bytes", asic.xoff_compensation_bytes,
-                   asic.source("xoff_compensation_bytes"))
-        xoff = d.step("xoff", "xoff + compensation", f"{int(xoff)} + {asic.xoff_compensation_bytes}",
-                      xoff + asic.xoff_compensation_bytes)
+        d.constant(
+            "xoff_compensation_bytes",
+            asic.xoff_compensation_bytes,
+            asic.source("xoff_compensation_bytes"),
+        )
+        xoff = d.step(
+            "xoff",
+            "xoff + compensation",
+            f"{int(xoff)} + {asic.xoff_compensation_bytes}",
+            xoff + asic.xoff_compensation_bytes,
+        )
     if not shp and p != 100:
         full = ceil_to(m + in_flight * w, KIB)
         if xoff + SMALL_PACKET_EXTRA < full:
             xoff = d.step(
-                "xoff", "xoff + 2048 (xoff + 2048 < ceil_1KiB(m + D * w))",
-                f"{int(xoff)} + 2048 ({int(xoff) + 2048} < {full})", xoff + SMALL_PACKET_EXTRA,
+                "xoff",
+                "xoff + 2048 (xoff + 2048 < ceil_1KiB(m + D * w))",
+                f"{int(xoff)} + 2048 ({int(xoff) + 2048} < {full})",
+                xoff + SMALL_PACKET_EXTRA,
             )
-    xon = d.step("xon", "ceil_1KiB(pipeline_latency)", f"ceil_1KiB({num(pipeline)})",
-                 ceil_to(pipeline, KIB))
+    xon = d.step(
+        "xon", "ceil_1KiB(pipeline_latency)", f"ceil_1KiB({num(pipeline)})", ceil_to(pipeline, KIB)
+    )
     if shp:
-        size = d.step("size", "ceil_1KiB(xon)  (shared headroom pool holds xoff)",
-                      f"ceil_1KiB({int(xon)})", ceil_to(xon, KIB))
+        size = d.step(
+            "size",
+            "ceil_1KiB(xon)  (shared headroom pool holds xoff)",
+            f"ceil_1KiB({int(xon)})",
+            ceil_to(xon, KIB),
+        )
     else:
         extra = mtu if eight_lanes else 0
         size = d.step(

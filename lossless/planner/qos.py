@@ -30,7 +30,9 @@ def plan_queues(policy: Policy) -> list[QueuePlan]:
     """RoCE data DWRR and lossless, CNP strict priority, everything else DWRR on queue 0."""
     data, cnp = policy.roce.data.priority, policy.roce.cnp.priority
     queues = {
-        DEFAULT_TC: QueuePlan(DEFAULT_TC, "dwrr", policy.scheduler.default_weight, False, "default"),
+        DEFAULT_TC: QueuePlan(
+            DEFAULT_TC, "dwrr", policy.scheduler.default_weight, False, "default"
+        ),
         data: QueuePlan(data, "dwrr", policy.scheduler.roce_weight, True, "roce"),
         cnp: QueuePlan(cnp, "strict", None, False, "cnp"),
     }

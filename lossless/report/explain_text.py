@@ -8,7 +8,9 @@ from lossless.planner.derivation import num
 
 
 def _value(value: Any) -> str:
-    return num(value) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+    return (
+        num(value) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+    )
 
 
 def derivation_lines(title: str, derivation: dict[str, Any]) -> list[str]:

@@ -14,13 +14,27 @@ def _flag(value: bool | None, good: str = "yes", bad: str = "NO") -> str:
 
 
 def _port_table(device: DevicePlan) -> Table:
-    table = Table(title=f"{device.name}  ({device.role}, {device.os}, {device.asic})",
-                  title_justify="left", show_edge=False, pad_edge=False)
+    table = Table(
+        title=f"{device.name}  ({device.role}, {device.os}, {device.asic})",
+        title_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
     for heading, justify in (
-        ("port", "left"), ("peer", "left"), ("speed", "right"), ("lanes", "right"),
-        ("cable m", "right"), ("mtu", "right"), ("pfc", "left"), ("xon", "right"),
-        ("xoff", "right"), ("size", "right"), ("ecn min", "right"), ("ecn max", "right"),
-        ("prob %", "right"), ("ecn<pfc", "left"),
+        ("port", "left"),
+        ("peer", "left"),
+        ("speed", "right"),
+        ("lanes", "right"),
+        ("cable m", "right"),
+        ("mtu", "right"),
+        ("pfc", "left"),
+        ("xon", "right"),
+        ("xoff", "right"),
+        ("size", "right"),
+        ("ecn min", "right"),
+        ("ecn max", "right"),
+        ("prob %", "right"),
+        ("ecn<pfc", "left"),
     ):
         table.add_column(heading, justify=justify)  # type: ignore[arg-type]
     for port in device.ports.values():
@@ -49,7 +63,9 @@ def _budget_line(device: DevicePlan) -> str:
     b = device.budget
     pool = (
         f" + shared headroom pool {format_bytes(b.shared_headroom_pool_bytes)} B "
-        f"(1:{b.over_subscribe_ratio})" if b.shared_headroom_pool_bytes else ""
+        f"(1:{b.over_subscribe_ratio})"
+        if b.shared_headroom_pool_bytes
+        else ""
     )
     if b.buffer_bytes is None:
         of = "of an unknown buffer size"
@@ -60,7 +76,8 @@ def _budget_line(device: DevicePlan) -> str:
             f"{'fits' if b.fits else 'DOES NOT FIT'}"
         )
     return (
-        f"budget: {b.lossless_pgs} lossless PGs, reserved {format_bytes(b.reserved_headroom_bytes)} B"
+        f"budget: {b.lossless_pgs} lossless PGs, "
+        f"reserved {format_bytes(b.reserved_headroom_bytes)} B"
         f"{pool} {of}"
     )
 

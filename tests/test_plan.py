@@ -1,0 +1,187 @@
+"""`lossless plan` and `lossless explain` on the example inventories."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import EXAMPLES, INVENTORIES, REPO
+from jsonschema import Draft202012Validator
+
+PLAN_SCHEMA = json.loads((REPO / "schemas" / "plan.schema.json").read_text())
+LAB = str(INVENTORIES / "lab.yaml")
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_plan_json_matches_its_schema(run, example):
+    result = run("plan", str(example), "--format", "json")
+    assert result.code == 0, result.err
+    plan = json.loads(result.out)
+    errors = sorted(Draft202012Validator(PLAN_SCHEMA).iter_errors(plan), key=str)
+    assert not errors, errors[0]
+    # every port's derivations resolve
+    for device in plan["devices"].values():
+        assert device["budget"]["derivation"] in plan["derivations"]
+        for port in device["ports"].values():
+            for item in port["headroom"] + port["ecn"]:
+                assert item["derivation"] in plan["derivations"]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_plan_is_deterministic(run, example):
+    first = run("plan", str(example), "--format", "json").out
+    second = run("plan", str(example), "--format", "json").out
+    assert first == second
+
+
+def test_lab_plan_covers_every_device_and_linked_port(run):
+    plan = json.loads(run("plan", LAB, "--format", "json").out)
+    assert sorted(plan["devices"]) == ["leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
+    for device in plan["devices"].values():
+        for port in device["ports"].values():
+            assert port["lossless"] == (port["peer"] is not None)
+            if port["lossless"]:
+                assert port["headroom"] and port["ecn"] and port["watchdog"]
+                assert port["pfc_priorities"] == [3]
+
+
+def test_lab_maps_and_schedulers(run):
+    device = json.loads(run("plan", LAB, "--format", "json", "--device", "leaf2").out)["devices"][
+        "leaf2"
+    ]
+    assert device["maps"]["dscp_to_tc"]["26"] == 3
+    assert device["maps"]["dscp_to_tc"]["48"] == 6
+    assert {v for k, v in device["maps"]["dscp_to_tc"].items() if k not in ("26", "48")} == {0}
+    assert device["maps"]["tc_to_pg"] == {
+        "0": 0,
+        "1": 0,
+        "2": 0,
+        "3": 3,
+        "4": 0,
+        "5": 0,
+        "6": 0,
+        "7": 0,
+    }
+    queues = {q["traffic"]: q for q in device["queues"]}
+    assert queues["cnp"]["scheduler"] == "strict" and not queues["cnp"]["lossless"]
+    assert queues["roce"] == {
+        "queue": 3,
+        "scheduler": "dwrr",
+        "weight": 50,
+        "lossless": True,
+        "traffic": "roce",
+    }
+
+
+def test_ecmp_seeds_differ_per_tier_and_hash_the_udp_source_port(run):
+    plan = json.loads(run("plan", LAB, "--format", "json").out)
+    seeds = {d["role"]: d["ecmp"]["seed"] for d in plan["devices"].values()}
+    assert seeds == {"leaf": 0, "spine": 10}  # SONiC switch.json.j2 ToR / LeafRouter seeds
+    assert all(d["ecmp"]["hashes_udp_source_port"] for d in plan["devices"].values())
+
+
+def test_lab_headroom_on_spectrum_is_sonic_s(run):
+    """leaf1 (Spectrum-4) Ethernet0: 400G, 2 m, MTU 9100, 4 lanes. Same inputs through the
+    calculator give the same numbers as in the plan."""
+    plan = json.loads(run("plan", LAB, "--format", "json", "--device", "leaf1").out)
+    [headroom] = plan["devices"]["leaf1"]["ports"]["Ethernet0"]["headroom"]
+    calc = json.loads(
+        run(
+            "headroom",
+            "--asic",
+            "spectrum-4",
+            "--speed",
+            "400G",
+            "--cable",
+            "2m",
+            "--format",
+            "json",
+        ).out
+    )[0]
+    assert (headroom["xon"], headroom["xoff"], headroom["size"]) == (
+        calc["xon"],
+        calc["xoff"],
+        calc["size"],
+    )
+
+
+def test_plan_text_lists_ports_and_budget(run):
+    result = run("plan", LAB, "--device", "leaf3")
+    assert result.code == 0
+    assert "leaf3  (leaf, nxos, cisco-cloud-scale-gx)" in result.out
+    assert "Ethernet1/31" in result.out and "spine1:Ethernet3/1" in result.out
+    assert "budget: 4 lossless PGs" in result.out
+
+
+def test_plan_unknown_device_is_a_usage_error(run):
+    result = run("plan", LAB, "--device", "leaf9")
+    assert result.code == 2
+    assert "no device 'leaf9'" in result.err
+
+
+def test_explain_shows_formula_with_values(run):
+    result = run("explain", LAB, "leaf1", "Ethernet0")
+    assert result.code == 0, result.err
+    out = result.out
+    assert "model:  sonic-mellanox" in out
+    assert "= 905 * 512 / 8 = 57920 B" in out  # 400G pause quanta
+    assert "= ceil_1KiB(96256 + 19456) = 115712 B" in out
+    assert "PFC trigger" in out and "buffer budget of leaf1" in out
+
+
+def test_explain_ieee_port(run):
+    result = run("explain", LAB, "leaf4", "et-0/0/30")
+    assert result.code == 0, result.err
+    assert "model:  ieee-8021qbb" in result.out
+    assert "cable_ns_per_m = 5.13" in result.out
+
+
+def test_explain_unknown_port(run):
+    result = run("explain", LAB, "leaf1", "Ethernet1")
+    assert result.code == 2
+    assert "leaf1 has no port 'Ethernet1'" in result.err
+
+
+def test_headroom_formats(run):
+    csv_out = run(
+        "headroom",
+        "--asic",
+        "spectrum-3",
+        "--speed",
+        "100G",
+        "--cable",
+        "5m,40m",
+        "--format",
+        "csv",
+    ).out.splitlines()
+    assert csv_out[0].startswith("asic,model,speed_mbps,cable_m")
+    assert len(csv_out) == 3
+    ini = run(
+        "headroom",
+        "--asic",
+        "spectrum-2",
+        "--speed",
+        "100G",
+        "--cable",
+        "40m",
+        "--lanes",
+        "4",
+        "--format",
+        "pg-profile-lookup",
+    ).out.splitlines()
+    assert ini[-1].split() == ["100000", "40m", "72704", "19456", "53248", "0"]  # sonic.md 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--speed", "fast"], "--speed"),
+        (["--cable=-5m"], "--cable"),
+        (["--asic", "spectrum4"], "did you mean"),
+        (["--mtu", "20000"], "--mtu"),
+    ],
+)
+def test_headroom_bad_arguments(run, argv, message):
+    result = run("headroom", *argv)
+    assert result.code == 2
+    assert message in result.err
