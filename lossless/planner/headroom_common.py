@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
-from lossless.planner.derivation import Derivation
+from lossless.planner.derivation import Derivation, num
 
 # IEEE 802.3 Annex 31B.3.7 peer response time in pause quanta (512 bit times), as tabulated
 # by SONiC's headroom plugin (physics.md 2.1 item 5 [SRC]). 800G reuses the 400G value: that
@@ -62,3 +63,37 @@ class HeadroomResult:
     xoff: int
     size: int
     derivation: Derivation
+
+
+def derive_cell_occupancy(
+    d: Derivation, cell_size: int, percent: int, lossless_mtu: int
+) -> tuple[int, float]:
+    """Record and return the worst-case cell factor w and the cell occupancy factor
+    (100 - pb + pb * w) / 100 with pb the byte share of small frames (sonic.md 1.4 steps 6-7)."""
+    w = worst_case_cell_factor(cell_size)
+    d.step(
+        "cell_factor",
+        "ceil(cell / 64) if cell > 128 else ceil(2 * cell / (1 + cell))",
+        f"cell = {cell_size}",
+        w,
+        "",
+    )
+    pb = d.step(
+        "small_packet_bytes_percent",
+        "100 * 64 / ((p * 64 + (100 - p) * m) / 100)",
+        f"100 * 64 / (({percent} * 64 + (100 - {percent}) * {lossless_mtu}) / 100)",
+        small_packet_byte_share(percent, lossless_mtu),
+        "%",
+    )
+    occupancy = d.step(
+        "cell_occupancy",
+        "(100 - pb + pb * w) / 100",
+        f"(100 - {num(pb)} + {num(pb)} * {w}) / 100",
+        (100 - pb + pb * w) / 100,
+        "",
+    )
+    return w, occupancy
+
+
+def inputs_record(inputs: HeadroomInputs) -> dict[str, object]:
+    return dataclasses.asdict(inputs)

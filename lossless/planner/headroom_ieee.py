@@ -34,8 +34,8 @@ from lossless.planner.headroom_common import (
     HeadroomInputs,
     HeadroomResult,
     ceil_to,
-    small_packet_byte_share,
-    worst_case_cell_factor,
+    derive_cell_occupancy,
+    inputs_record,
 )
 
 SOURCE = "IEEE 802.1Qbb delay model, physics.md 2.1 (Cisco Press ch. 7 decomposition)"
@@ -80,15 +80,7 @@ def pause_quanta(speed_mbps: int) -> tuple[int, str]:
 
 def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
     d = Derivation(model="ieee-8021qbb", source=SOURCE)
-    d.inputs = {
-        "speed_mbps": inputs.speed_mbps,
-        "cable_m": inputs.cable_m,
-        "port_mtu": inputs.port_mtu,
-        "gearbox_delay_ns": inputs.gearbox_delay_ns,
-        "lossless_mtu": inputs.lossless_mtu,
-        "small_packet_percent": inputs.small_packet_percent,
-        "shared_headroom_pool": inputs.shared_headroom_pool,
-    }
+    d.inputs = inputs_record(inputs)
     speed, cable, mtu = inputs.speed_mbps, inputs.cable_m, inputs.port_mtu
     cell = d.constant("cell_size", asic.cell_size, asic.source("cell_size"))
     d.constant("cable_ns_per_m", CABLE_NS_PER_M, "Cisco white paper c11-542809, SMF at 0.65c [2ND]")
@@ -128,29 +120,7 @@ def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
         f"{num(response)} + {num(frame)}) / 8",
         total_bits / 8,
     )
-    w = worst_case_cell_factor(cell)
-    d.step(
-        "cell_factor",
-        "ceil(cell / 64) if cell > 128 else ceil(2 * cell / (1 + cell))",
-        f"cell = {cell}",
-        w,
-        "",
-    )
-    pb = small_packet_byte_share(inputs.small_packet_percent, inputs.lossless_mtu)
-    d.step(
-        "small_packet_bytes_percent",
-        "100 * 64 / ((p * 64 + (100 - p) * m) / 100)",
-        f"p = {inputs.small_packet_percent}, m = {inputs.lossless_mtu}",
-        pb,
-        "%",
-    )
-    occupancy = d.step(
-        "cell_occupancy",
-        "(100 - pb + pb * w) / 100",
-        f"(100 - {num(pb)} + {num(pb)} * {w}) / 100",
-        (100 - pb + pb * w) / 100,
-        "",
-    )
+    _, occupancy = derive_cell_occupancy(d, cell, inputs.small_packet_percent, inputs.lossless_mtu)
     xoff = d.step(
         "xoff",
         "ceil_cell(H * occupancy)",

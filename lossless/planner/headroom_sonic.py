@@ -14,8 +14,8 @@ from lossless.planner.headroom_common import (
     HeadroomInputs,
     HeadroomResult,
     ceil_to,
-    small_packet_byte_share,
-    worst_case_cell_factor,
+    derive_cell_occupancy,
+    inputs_record,
 )
 
 SOURCE = "sonic-swss cfgmgr/buffer_headroom_mellanox.lua @ e6b0c5b, restated in sonic.md 1.4"
@@ -26,16 +26,7 @@ SMALL_PACKET_EXTRA = 2048  # sonic.md 1.4 step 10
 
 def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
     d = Derivation(model="sonic-mellanox", source=SOURCE)
-    d.inputs = {
-        "speed_mbps": inputs.speed_mbps,
-        "cable_m": inputs.cable_m,
-        "port_mtu": inputs.port_mtu,
-        "lanes": inputs.lanes,
-        "gearbox_delay_ns": inputs.gearbox_delay_ns,
-        "lossless_mtu": inputs.lossless_mtu,
-        "small_packet_percent": inputs.small_packet_percent,
-        "shared_headroom_pool": inputs.shared_headroom_pool,
-    }
+    d.inputs = inputs_record(inputs)
     cell = d.constant("cell_size", asic.cell_size, asic.source("cell_size"))
     pl_kib = d.constant(
         "pipeline_latency_kib", asic.pipeline_latency_kib, asic.source("pipeline_latency_kib")
@@ -99,28 +90,7 @@ def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResul
     mac_phy = d.step(
         "mac_phy_delay", "mac_phy_delay_kib * 1024", f"{num(mpd_kib)} * 1024", mpd_kib * KIB
     )
-    w = worst_case_cell_factor(cell)
-    d.step(
-        "cell_factor",
-        "ceil(cell / 64) if cell > 128 else ceil(2 * cell / (1 + cell))",
-        f"cell = {cell}",
-        w,
-        "",
-    )
-    pb = d.step(
-        "small_packet_bytes_percent",
-        "100 * 64 / ((p * 64 + (100 - p) * m) / 100)",
-        f"100 * 64 / (({p} * 64 + (100 - {p}) * {m}) / 100)",
-        small_packet_byte_share(p, m),
-        "%",
-    )
-    occupancy = d.step(
-        "cell_occupancy",
-        "(100 - pb + pb * w) / 100",
-        f"(100 - {num(pb)} + {num(pb)} * {w}) / 100",
-        (100 - pb + pb * w) / 100,
-        "",
-    )
+    w, occupancy = derive_cell_occupancy(d, cell, p, m)
     in_flight = d.step(
         "in_flight",
         "M + cable + 2 * gearbox + mac_phy + peer + tile",

@@ -9,7 +9,7 @@ from typing import TextIO
 from rich.table import Table
 
 from lossless.asics import Asic
-from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
+from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult, inputs_record
 from lossless.report.console import console
 from lossless.units import format_bytes, format_speed
 
@@ -21,14 +21,7 @@ def _record(asic: Asic, inputs: HeadroomInputs, result: HeadroomResult) -> dict:
     return {
         "asic": asic.name,
         "model": asic.headroom_model,
-        "speed_mbps": inputs.speed_mbps,
-        "cable_m": inputs.cable_m,
-        "port_mtu": inputs.port_mtu,
-        "lanes": inputs.lanes,
-        "gearbox_delay_ns": inputs.gearbox_delay_ns,
-        "lossless_mtu": inputs.lossless_mtu,
-        "small_packet_percent": inputs.small_packet_percent,
-        "shared_headroom_pool": inputs.shared_headroom_pool,
+        **inputs_record(inputs),
         "xon": result.xon,
         "xoff": result.xoff,
         "size": result.size,
