@@ -42,6 +42,12 @@ def _headroom(args: argparse.Namespace) -> int:
     return headroom_command(args)
 
 
+def _render(args: argparse.Namespace) -> int:
+    from lossless.commands import render_command
+
+    return render_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
@@ -65,6 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("device")
     explain.add_argument("port")
     explain.set_defaults(handler=_explain)
+
+    render = commands.add_parser("render", help="write one vendor config per device")
+    render.add_argument("inventory")
+    render.add_argument("-o", "--output", required=True, help="folder for the rendered files")
+    render.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    render.add_argument(
+        "--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"], help="only devices of this OS"
+    )
+    render.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 listing devices whose files differ",
+    )
+    render.set_defaults(handler=_render)
 
     headroom = commands.add_parser(
         "headroom", help="what-if PFC headroom calculator (no inventory needed)"

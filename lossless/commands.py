@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from lossless.asics import catalogue
 from lossless.errors import UsageError
@@ -14,6 +15,7 @@ from lossless.inventory.schema import suggest
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
+from lossless.render import drift, render_fabric, write_atomically
 from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
 from lossless.report.headroom_table import render_headroom
@@ -84,6 +86,34 @@ def explain_command(args: argparse.Namespace) -> int:
             f"restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms, action {wd.action}",
         ]
     print("\n".join(lines))
+    return 0
+
+
+def render_command(args: argparse.Namespace) -> int:
+    inventory = load_inventory(args.inventory)
+    for name in args.device:
+        if name not in inventory.devices:
+            raise UsageError(
+                f"no device {name!r} in {args.inventory}{suggest(name, inventory.devices)}"
+            )
+    selected = [
+        name
+        for name, device in inventory.devices.items()
+        if (not args.device or name in args.device) and (args.os is None or device.os == args.os)
+    ]
+    if not selected:
+        raise UsageError("no device matches --device/--os")
+    plan = plan_fabric(inventory, selected)
+    files = render_fabric(plan)
+    folder = Path(args.output)
+    if args.check:
+        drifted = drift(folder, files)
+        for name in drifted:
+            print(f"drift: {folder / name}")
+        print(f"{len(drifted)} of {len(files)} file(s) differ from the inventory")
+        return 1 if drifted else 0
+    report = write_atomically(folder, files)
+    print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
     return 0
 
 

@@ -1,0 +1,143 @@
+"""NVIDIA Cumulus Linux 5.x: NVUE startup YAML, the document `nv config apply` takes
+(vendors.md section 4).
+
+Why YAML and not a list of `nv set` commands: the YAML is the whole intended state of what
+we own, applied in one transaction (`nv config patch`/`nv config apply`, with
+`--confirm` rollback), diffs cleanly in Git, and re-applying it changes nothing; a command
+list is a procedure whose result depends on what the switch had before.
+
+`qos roce` mode lossless sets the RoCE defaults; the profiles below state the plan's values
+explicitly on top (maps, ETS, ECN, PFC per cable length, watchdog). Cumulus computes xoff/xon
+from the PFC profile's cable-length (NVIDIA's recommendation), so the plan's headroom bytes
+are not forced into port-buffer/xoff-threshold.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.units import format_speed, whole_metres
+from lossless.vendors.common import group
+
+TEMPLATE = "cumulus/startup.yaml.j2"
+EXTENSION = "yaml"
+PROFILE = "default-global"
+HASH_FIELDS = {  # our field names -> NVUE `system forwarding ecmp-hash` keys
+    "src-ip": "source-ip",
+    "dst-ip": "destination-ip",
+    "ip-protocol": "ip-protocol",
+    "src-port": "source-port",
+    "dst-port": "destination-port",
+    "ipv6-flow-label": "ipv6-label",
+    "ingress-interface": "ingress-interface",
+    "inner-headers": "inner-ip-protocol",
+}
+
+
+def pfc_profile_name(port: PortPlan) -> str:
+    return f"roce-{whole_metres(port.cable_m or 0)}m"
+
+
+def nvue_set(device: DevicePlan) -> dict[str, Any]:
+    lossless = [p for p in device.ports.values() if p.lossless]
+    priorities: dict[str, dict] = {str(p): {} for p in device.lossless_priorities}
+    qos: dict[str, Any] = {
+        "roce": {"enable": "on", "mode": "lossless"},
+        "mapping": {
+            PROFILE: {
+                "trust": "l3",
+                "dscp": {
+                    str(d): {"switch-priority": tc}
+                    for d, tc in sorted(device.maps.dscp_to_tc.items())
+                    if tc != 0
+                },
+            }
+        },
+        "egress-queue-mapping": {
+            PROFILE: {
+                "switch-priority": {
+                    str(tc): {"traffic-class": device.maps.tc_to_queue[tc]}
+                    for tc in sorted({tc for tc in device.maps.dscp_to_tc.values()})
+                }
+            }
+        },
+        "egress-scheduler": {
+            PROFILE: {
+                "traffic-class": {
+                    str(q.queue): (
+                        {"mode": "strict"}
+                        if q.scheduler == "strict"
+                        else {"mode": "dwrr", "bw-percent": q.weight}
+                    )
+                    for q in device.queues
+                }
+            }
+        },
+        "pfc": {
+            name: {
+                "switch-priority": dict(priorities),
+                "cable-length": whole_metres(ports[0].cable_m or 0),
+                "rx": "enable",
+                "tx": "enable",
+            }
+            for name, ports in group(lossless, pfc_profile_name).items()
+        },
+    }
+    ecn = min((e for p in lossless for e in p.ecn), key=lambda e: e.max_bytes, default=None)
+    if ecn is not None:
+        qos["congestion-control"] = {
+            PROFILE: {
+                "traffic-class": {
+                    str(ecn.queue): {
+                        "ecn": "enable",
+                        "red": "disable",
+                        "min-threshold": ecn.min_bytes,
+                        "max-threshold": ecn.max_bytes,
+                        "probability": ecn.probability_percent,
+                    }
+                }
+            }
+        }
+    wd = device.watchdog
+    if wd.enabled:
+        # Cumulus detects a storm after `robustness` polls (vendors.md 4b).
+        qos["pfc-watchdog"] = {
+            "polling-interval": wd.poll_ms,
+            "robustness": max(1, math.ceil(wd.detection_ms / wd.poll_ms)),
+        }
+    interfaces: dict[str, Any] = {}
+    for port in device.ports.values():
+        entry: dict[str, Any] = {
+            "type": "swp",
+            "link": {"mtu": port.mtu, "speed": format_speed(port.speed_mbps)},
+        }
+        if port.description or port.peer:
+            entry["description"] = port.description or f"peer {port.peer}"
+        if port.lossless:
+            entry["qos"] = {"pfc": {"profile": pfc_profile_name(port)}}
+            if port.watchdog and port.watchdog.enabled:
+                entry["qos"]["pfc-watchdog"] = {}
+        interfaces[port.name] = entry
+    ecmp = device.ecmp
+    forwarding = {
+        "hash-seed": ecmp.seed,
+        "ecmp-hash": {
+            nvue: ("on" if ours in ecmp.hash_fields else "off")
+            for ours, nvue in HASH_FIELDS.items()
+        },
+    }
+    return {"interface": interfaces, "qos": qos, "system": {"forwarding": forwarding}}
+
+
+def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 200
+    stream = io.StringIO()
+    yaml.dump([{"set": nvue_set(device)}], stream)
+    return {"nvue_yaml": stream.getvalue().rstrip("\n")}

@@ -1,0 +1,89 @@
+"""Juniper Junos (QFX), brace format with one statement per line (vendors.md section 3).
+
+DSCP classifier to forwarding classes (RoCE no-loss with its PFC priority, CNP strict-high),
+a congestion-notification profile per cable length (DSCP-based PFC, cable-length in metres,
+PFC watchdog), schedulers with ECN drop profiles whose fill levels are percent of the buffer
+the lossless queue can use: the PFC trigger of the plan (physics.md 3.4).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.units import whole_metres
+from lossless.vendors.common import group
+
+TEMPLATE = "junos/device.conf.j2"
+EXTENSION = "conf"
+ROCE_CLASS = "NO-LOSS"
+CNP_CLASS = "CNP"
+DEFAULT_CLASS = "best-effort"
+
+
+def code_point(dscp: int) -> str:
+    return format(dscp, "06b")
+
+
+def fill_percent(value: int, buffer: int | None) -> int:
+    """A byte threshold as percent of the queue's usable buffer, 1..100 (rounded up)."""
+    if not buffer:
+        return 100
+    return max(1, min(100, math.ceil(100 * value / buffer)))
+
+
+def pfc_profile_name(port: PortPlan) -> str:
+    return f"ROCE_PFC_{whole_metres(port.cable_m or 0)}M"
+
+
+def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
+    lossless = [p for p in device.ports.values() if p.lossless]
+    queues = {q.traffic: q for q in device.queues}
+    ecn = min((e for p in lossless for e in p.ecn), key=lambda e: e.max_bytes, default=None)
+    wd = device.watchdog
+    profiles = [
+        {
+            "name": name,
+            "cable_m": whole_metres(ports[0].cable_m or 0),
+        }
+        for name, ports in group(lossless, pfc_profile_name).items()
+    ]
+    return {
+        "roce_class": ROCE_CLASS,
+        "cnp_class": CNP_CLASS,
+        "default_class": DEFAULT_CLASS,
+        "roce_code_point": code_point(device.roce_dscp),
+        "cnp_code_point": code_point(device.cnp_dscp),
+        "roce_queue": queues["roce"].queue,
+        "roce_priority": device.roce_priority,
+        "roce_priority_bits": format(device.roce_priority, "03b"),
+        "cnp_queue": queues["cnp"].queue,
+        "roce_rate": queues["roce"].weight,
+        "default_rate": queues["default"].weight,
+        "ecn": None
+        if ecn is None
+        else {
+            "low": fill_percent(ecn.min_bytes, ecn.pfc_trigger_bytes),
+            "high": fill_percent(ecn.max_bytes, ecn.pfc_trigger_bytes),
+            "probability": ecn.probability_percent,
+        },
+        "watchdog": None
+        if not wd.enabled
+        else {
+            "poll": wd.poll_ms,
+            "detection": max(1, math.ceil(wd.detection_ms / wd.poll_ms)),
+            "recovery": wd.restoration_ms,
+        },
+        "pfc_profiles": profiles,
+        "ports": [
+            {
+                "name": p.name,
+                "description": p.description or (f"peer {p.peer}" if p.peer else ""),
+                "mtu": p.mtu,
+                "pfc_profile": pfc_profile_name(p) if p.lossless else None,
+            }
+            for p in device.ports.values()
+        ],
+        "hash_ports": device.ecmp.hashes_udp_source_port,
+    }
