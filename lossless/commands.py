@@ -12,6 +12,7 @@ from lossless.asics import catalogue
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
+from lossless.model import Inventory
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
@@ -23,13 +24,15 @@ from lossless.report.plan_text import render_plan_text
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
 
 
+def _require_devices(inventory: Inventory, names: list[str], source: str) -> None:
+    for name in names:
+        if name not in inventory.devices:
+            raise UsageError(f"no device {name!r} in {source}{suggest(name, inventory.devices)}")
+
+
 def plan_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
-    for name in args.device:
-        if name not in inventory.devices:
-            raise UsageError(
-                f"no device {name!r} in {args.inventory}{suggest(name, inventory.devices)}"
-            )
+    _require_devices(inventory, args.device, args.inventory)
     plan = plan_fabric(inventory, args.device or None)
     if args.format == "json":
         json.dump(plan.to_dict(), sys.stdout, indent=2, sort_keys=False)
@@ -91,11 +94,7 @@ def explain_command(args: argparse.Namespace) -> int:
 
 def render_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
-    for name in args.device:
-        if name not in inventory.devices:
-            raise UsageError(
-                f"no device {name!r} in {args.inventory}{suggest(name, inventory.devices)}"
-            )
+    _require_devices(inventory, args.device, args.inventory)
     selected = [
         name
         for name, device in inventory.devices.items()
