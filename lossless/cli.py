@@ -48,6 +48,18 @@ def _render(args: argparse.Namespace) -> int:
     return render_command(args)
 
 
+def _lint(args: argparse.Namespace) -> int:
+    from lossless.commands import lint_command
+
+    return lint_command(args)
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from lossless.commands import rules_command
+
+    return rules_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
@@ -85,6 +97,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="write nothing; exit 1 listing devices whose files differ",
     )
     render.set_defaults(handler=_render)
+
+    lint = commands.add_parser("lint", help="check the plan of an inventory against the rules")
+    lint.add_argument("inventory")
+    lint.add_argument(
+        "--select", action="append", default=[], help="only these rule IDs (prefixes)"
+    )
+    lint.add_argument(
+        "--ignore", action="append", default=[], help="skip these rule IDs (prefixes)"
+    )
+    lint.add_argument("--format", choices=["text", "json", "github"], default="text")
+    lint.set_defaults(handler=_lint)
+
+    rules = commands.add_parser("rules", help="list the lint rules, or explain one")
+    rules.add_argument("rule", nargs="?", help="a rule ID, e.g. LL101")
+    rules.set_defaults(handler=_rules)
 
     headroom = commands.add_parser(
         "headroom", help="what-if PFC headroom calculator (no inventory needed)"

@@ -116,6 +116,33 @@ def render_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def lint_command(args: argparse.Namespace) -> int:
+    from lossless.lint.registry import lint
+    from lossless.lint.report import FORMATS
+
+    findings = lint(plan_fabric(load_inventory(args.inventory)), args.select, args.ignore)
+    print(FORMATS[args.format](findings))
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def rules_command(args: argparse.Namespace) -> int:
+    from lossless.lint import rules  # noqa: F401  (registers the rules)
+    from lossless.lint.registry import RULES
+
+    if args.rule is None:
+        for listed in RULES.values():
+            print(f"{listed.id}  {listed.severity:<7}  {listed.name}")
+        return 0
+    chosen = RULES.get(args.rule.upper())
+    if chosen is None:
+        raise UsageError(f"no rule {args.rule!r}{suggest(args.rule.upper(), RULES)}")
+    print(
+        f"{chosen.id} {chosen.name} ({chosen.severity}, checks each {chosen.scope})\n\n"
+        f"{chosen.explanation}\n\nsource: {chosen.source}"
+    )
+    return 0
+
+
 def _split(text: str, parse, what: str) -> list:
     values = []
     for item in text.split(","):

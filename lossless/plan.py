@@ -112,6 +112,7 @@ class HeadroomSettings:
     shared_headroom_pool: bool
     over_subscribe_ratio: int | None
     dynamic_th: int
+    gearbox_delay_ns: float = 0.0
 
 
 @dataclass
@@ -147,11 +148,25 @@ class LinkPlan:
 
 
 @dataclass
+class NicPlan:
+    """A server NIC as the inventory describes it, for the switch/NIC agreement checks."""
+
+    speed_mbps: int
+    mtu: int | None
+    pfc_priorities: list[int] | None
+    roce_dscp: int | None
+    cnp_dscp: int | None
+    trust: str | None
+    source: str
+
+
+@dataclass
 class FabricPlan:
     name: str
     inventory: str
     devices: dict[str, DevicePlan]
     links: list[LinkPlan]
+    nics: dict[str, NicPlan] = field(default_factory=dict)  # "server:nic"
     derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

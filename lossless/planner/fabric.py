@@ -11,6 +11,7 @@ from lossless.plan import (
     HeadroomPlan,
     HeadroomSettings,
     LinkPlan,
+    NicPlan,
     PortPlan,
 )
 from lossless.planner.budget import plan_budget
@@ -56,6 +57,7 @@ class _Planner:
             or policy.headroom.over_subscribe_ratio is not None,
             over_subscribe_ratio=policy.headroom.over_subscribe_ratio,
             dynamic_th=policy.headroom.dynamic_th,
+            gearbox_delay_ns=device.gearbox_delay_ns,
         )
         ports: dict[str, PortPlan] = {}
         headrooms: list[HeadroomResult] = []
@@ -188,10 +190,24 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         LinkPlan(str(link.a), str(link.b), link.cable_m, str(link.where))
         for link in inventory.links
     ]
+    nics = {
+        f"{server.name}:{nic.name}": NicPlan(
+            speed_mbps=nic.speed_mbps,
+            mtu=nic.mtu,
+            pfc_priorities=None if nic.pfc_priorities is None else list(nic.pfc_priorities),
+            roce_dscp=nic.roce.data.dscp if nic.roce else None,
+            cnp_dscp=nic.roce.cnp.dscp if nic.roce else None,
+            trust=nic.trust,
+            source=str(nic.where),
+        )
+        for server in inventory.servers.values()
+        for nic in server.nics.values()
+    }
     return FabricPlan(
         name=inventory.fabric_name,
         inventory=inventory.file,
         devices=devices,
         links=links,
+        nics=nics,
         derivations=dict(sorted(planner.derivations.items())),
     )

@@ -1,0 +1,1 @@
+"""Lint: rules over FabricPlans, whatever the plan was built from (inventory or configs)."""

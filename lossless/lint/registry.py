@@ -1,0 +1,94 @@
+"""The rule registry: every rule has a stable ID, a name, a severity, an explanation with
+its source, and is a small function over a fabric, a device or a port plan."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from lossless.plan import DevicePlan, FabricPlan, PortPlan
+
+SEVERITIES = ("error", "warning")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    source: str  # FILE:LINE:COL of the offending node
+    rule: str
+    severity: str
+    message: str
+    device: str | None = None
+    port: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: str
+    scope: str  # "fabric", "device" or "port"
+    explanation: str
+    source: str
+    check: Callable[..., Iterable[Any]]
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(id: str, name: str, severity: str, scope: str, source: str):
+    """Register a rule. The function's docstring is its explanation. It yields messages, or
+    (severity, message) to change one finding's severity, or full Findings."""
+    if severity not in SEVERITIES:
+        raise ValueError(severity)
+
+    def register(check: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
+        if id in RULES:
+            raise ValueError(f"rule {id} registered twice")
+        explanation = " ".join((check.__doc__ or "").split())
+        RULES[id] = Rule(id, name, severity, scope, explanation, source, check)
+        return check
+
+    return register
+
+
+def _finding(rule_: Rule, item: Any, source: str, device: str | None, port: str | None) -> Finding:
+    if isinstance(item, Finding):
+        return item
+    severity, message = item if isinstance(item, tuple) else (rule_.severity, item)
+    return Finding(source, rule_.id, severity, message, device, port)
+
+
+def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
+    if rule_.scope == "fabric":
+        for item in rule_.check(fabric):
+            yield _finding(rule_, item, fabric.inventory, None, None)
+        return
+    for device in fabric.devices.values():
+        if rule_.scope == "device":
+            for item in rule_.check(device, fabric):
+                yield _finding(rule_, item, device.source, device.name, None)
+            continue
+        for port in device.ports.values():
+            for item in rule_.check(port, device, fabric):
+                yield _finding(rule_, item, port.source, device.name, port.name)
+
+
+def lint(
+    fabric: FabricPlan, select: Iterable[str] = (), ignore: Iterable[str] = ()
+) -> list[Finding]:
+    from lossless.lint import rules  # noqa: F401  (registers the rules)
+
+    chosen = [r for r in RULES.values() if _selected(r.id, select, ignore)]
+    findings = [f for r in chosen for f in run_rule(r, fabric)]
+    return sorted(set(findings))
+
+
+def _selected(rule_id: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
+    select, ignore = list(select), list(ignore)
+    chosen = not select or any(rule_id.startswith(prefix) for prefix in select)
+    return chosen and not any(rule_id.startswith(prefix) for prefix in ignore)
+
+
+PortCheck = Callable[[PortPlan, DevicePlan, FabricPlan], Iterable[Any]]
+DeviceCheck = Callable[[DevicePlan, FabricPlan], Iterable[Any]]

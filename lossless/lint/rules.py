@@ -1,0 +1,349 @@
+"""The lint rules. Sources refer to ../shared/reference (physics.md section 4 numbers its
+PFC-safety rules; vendors.md section 6 lists cross-vendor checks)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from lossless.asics import catalogue
+from lossless.lint.registry import rule
+from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.planner.headroom import compute_headroom
+from lossless.planner.headroom_common import HeadroomInputs
+from lossless.units import format_speed, whole_metres
+
+L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
+ROCE_MIN_MTU = 9000
+EOS_MAX_MTU = 9214
+
+
+def _switch_ends(
+    fabric: FabricPlan,
+) -> Iterator[tuple[Any, PortPlan, DevicePlan, PortPlan, DevicePlan]]:
+    """Links whose two ends are planned switch ports."""
+    for link in fabric.links:
+        ends = []
+        for end in (link.a, link.b):
+            node, _, port = end.partition(":")
+            device = fabric.devices.get(node)
+            if device is None or port not in device.ports:
+                break
+            ends.append((device.ports[port], device))
+        if len(ends) == 2:
+            (port_a, device_a), (port_b, device_b) = ends
+            yield link, port_a, device_a, port_b, device_b
+
+
+@rule("LL101", "headroom-covers-cable", "error", "port", "physics.md 4 rule 1; sonic.md 1.4")
+def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """Every lossless priority group needs at least the headroom its link needs: the xoff and
+    size the ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes.
+    Less headroom drops packets that were in flight when PFC paused the sender."""
+    if not port.lossless:
+        return
+    if not port.headroom:
+        yield f"{port.name} is lossless but has no PFC headroom"
+        return
+    asic = catalogue().get(device.asic)
+    if asic is None or port.cable_m is None:
+        return
+    settings = device.headroom_settings
+    needed = compute_headroom(
+        HeadroomInputs(
+            speed_mbps=port.speed_mbps,
+            cable_m=whole_metres(port.cable_m),
+            port_mtu=port.mtu,
+            lanes=port.lanes,
+            gearbox_delay_ns=settings.gearbox_delay_ns,
+            lossless_mtu=settings.lossless_mtu,
+            small_packet_percent=settings.small_packet_percent,
+            shared_headroom_pool=settings.shared_headroom_pool,
+        ),
+        asic,
+    )
+    for headroom in port.headroom:
+        if headroom.xoff < needed.xoff:
+            yield (
+                f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
+                f"a {format_speed(port.speed_mbps)} link of {port.cable_m:g} m needs "
+                f"({asic.headroom_model} model)"
+            )
+
+
+@rule("LL102", "reserved-size-consistent", "error", "port", "physics.md 4 rule 3")
+def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """The reserved size of a lossless PG holds xon plus xoff; with a shared headroom pool it
+    holds xon and the pool holds xoff."""
+    shared = device.headroom_settings.shared_headroom_pool
+    for h in port.headroom:
+        if shared and h.size < h.xon:
+            yield f"PG {h.priority_group} size {h.size} B is below xon {h.xon} B"
+        if not shared and h.size < h.xon + h.xoff:
+            yield f"PG {h.priority_group} size {h.size} B is below xon + xoff = {h.xon + h.xoff} B"
+
+
+@rule("LL103", "buffer-budget", "error", "device", "physics.md 4 rule 4")
+def buffer_budget(device: DevicePlan, fabric: FabricPlan):
+    """The headroom a switch reserves (and its shared headroom pool) must fit the ASIC's buffer.
+    An overrun on a buffer size that is not confirmed is a warning; an unknown size is reported."""
+    b = device.budget
+    if b.fits is None and b.lossless_pgs:
+        yield "warning", f"{device.asic} has no known buffer size: headroom budget not checked"
+    elif b.fits is False:
+        severity = "warning" if b.buffer_evidence == "UNV" else "error"
+        yield (
+            severity,
+            (
+                f"lossless headroom {b.total_headroom_bytes} B exceeds the "
+                f"{b.buffer_bytes} B buffer "
+                f"of {device.asic} ({b.utilisation_percent}%)"
+            ),
+        )
+
+
+@rule("LL104", "lossless-priority-count", "error", "device", "physics.md 4 rule 5")
+def lossless_priority_count(device: DevicePlan, fabric: FabricPlan):
+    """No more lossless priorities than the ASIC supports, and no more than two unless
+    justified: every lossless class multiplies the headroom the switch must reserve."""
+    count = len(device.lossless_priorities)
+    if count > device.max_lossless_priorities:
+        limit = device.max_lossless_priorities
+        yield f"{count} lossless priorities, {device.asic} supports {limit}"
+    elif count > 2:
+        yield "warning", f"{count} lossless priorities: each one multiplies the reserved headroom"
+
+
+@rule("LL105", "link-pfc-match", "error", "fabric", "physics.md 4 rule 6")
+def link_pfc_match(fabric: FabricPlan):
+    """Both ends of a link enable PFC for the same priorities; otherwise one end pauses a class
+    the other end never stops sending, or ignores pauses it receives."""
+    for link, a, _, b, _ in _switch_ends(fabric):
+        if sorted(a.pfc_priorities) != sorted(b.pfc_priorities):
+            yield _link_finding(
+                link,
+                "LL105",
+                f"PFC priorities {a.pfc_priorities} on {link.a} but {b.pfc_priorities} on {link.b}",
+            )
+
+
+@rule("LL106", "link-mtu-match", "error", "fabric", "physics.md 4 rule 13")
+def link_mtu_match(fabric: FabricPlan):
+    """Both ends of a link use the same MTU: a mismatch truncates or drops large RoCE frames."""
+    for link, a, _, b, _ in _switch_ends(fabric):
+        if a.mtu != b.mtu:
+            yield _link_finding(link, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}")
+
+
+@rule("LL107", "link-speed-match", "error", "fabric", "vendors.md 6")
+def link_speed_match(fabric: FabricPlan):
+    """Both ends of a link run at the same speed (and so need the same headroom)."""
+    for link, a, _, b, _ in _switch_ends(fabric):
+        if a.speed_mbps != b.speed_mbps:
+            yield _link_finding(
+                link,
+                "LL107",
+                f"{format_speed(a.speed_mbps)} on {link.a} but "
+                f"{format_speed(b.speed_mbps)} on {link.b}",
+            )
+
+
+@rule("LL108", "link-dscp-map-match", "error", "fabric", "physics.md 4 rule 12")
+def link_dscp_map_match(fabric: FabricPlan):
+    """The RoCE and CNP DSCPs map to the same traffic classes on both ends of a link, so the
+    class PFC pauses is the class the traffic is in at every hop."""
+    for link, _, device_a, _, device_b in _switch_ends(fabric):
+        for dscp in sorted(
+            {device_a.roce_dscp, device_a.cnp_dscp, device_b.roce_dscp, device_b.cnp_dscp}
+        ):
+            tc_a, tc_b = device_a.maps.dscp_to_tc.get(dscp), device_b.maps.dscp_to_tc.get(dscp)
+            if tc_a != tc_b:
+                yield _link_finding(
+                    link,
+                    "LL108",
+                    f"DSCP {dscp} maps to TC {tc_a} on "
+                    f"{device_a.name} but TC {tc_b} on {device_b.name}",
+                )
+
+
+@rule("LL109", "server-nic-agreement", "error", "fabric", "physics.md 4 rules 12 and 13")
+def server_nic_agreement(fabric: FabricPlan):
+    """A server-facing port agrees with the NIC behind it: same speed, the NIC's PFC priorities,
+    the fabric's RoCE DSCP, and a switch MTU that carries the NIC MTU plus L2 overhead."""
+    for device in fabric.devices.values():
+        for port in device.ports.values():
+            nic = fabric.nics.get(port.peer or "") if port.peer_kind == "server" else None
+            if nic is None:
+                continue
+            where = (port.source, device.name, port.name)
+            if nic.speed_mbps != port.speed_mbps:
+                yield _at(where, "LL109", f"NIC {port.peer} runs at {format_speed(nic.speed_mbps)}")
+            if nic.pfc_priorities is not None and sorted(nic.pfc_priorities) != sorted(
+                port.pfc_priorities
+            ):
+                yield _at(
+                    where,
+                    "LL109",
+                    f"NIC {port.peer} uses PFC priorities "
+                    f"{nic.pfc_priorities}, the port {port.pfc_priorities}",
+                )
+            if nic.roce_dscp is not None and nic.roce_dscp != device.roce_dscp:
+                yield _at(
+                    where,
+                    "LL109",
+                    f"NIC {port.peer} sends RoCE with DSCP {nic.roce_dscp}, "
+                    f"the switch expects {device.roce_dscp}",
+                )
+            if nic.mtu is not None and port.mtu < nic.mtu + L2_OVERHEAD:
+                yield _at(
+                    where,
+                    "LL109",
+                    f"port MTU {port.mtu} cannot carry NIC MTU {nic.mtu} "
+                    f"plus {L2_OVERHEAD} B of L2 overhead",
+                )
+
+
+@rule("LL110", "ecn-on-lossless-queue", "error", "port", "physics.md 4 rule 10")
+def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """Every lossless queue marks ECN, so DCQCN slows senders before PFC has to pause them."""
+    if not port.lossless:
+        return
+    marked = {e.queue for e in port.ecn}
+    for priority in port.pfc_priorities:
+        queue = device.maps.pfc_priority_to_queue.get(priority, priority)
+        if queue not in marked:
+            yield f"lossless queue {queue} has no ECN marking"
+
+
+@rule("LL111", "ecn-thresholds-valid", "error", "port", "physics.md 4 rule 10")
+def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""
+    for e in port.ecn:
+        if not 0 < e.min_bytes < e.max_bytes:
+            yield (
+                f"queue {e.queue}: ECN min {e.min_bytes} B must be above 0 and below "
+                f"max {e.max_bytes} B"
+            )
+        if not 0 < e.probability_percent <= 100:
+            yield f"queue {e.queue}: ECN probability {e.probability_percent}% is outside 1..100"
+
+
+@rule("LL112", "ecn-before-pfc", "error", "port", "physics.md 3.4")
+def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """ECN must mark before PFC fires: Kmin below the shared-buffer level at which the PG sends
+    PFC (T = alpha*B/(1+n*alpha)), and preferably Kmax too (else a warning)."""
+    for e in port.ecn:
+        if e.pfc_trigger_bytes is None:
+            continue
+        if e.min_below_trigger is False:
+            yield (
+                f"queue {e.queue}: ECN min {e.min_bytes} B is at or above the PFC trigger "
+                f"{e.pfc_trigger_bytes} B: PFC pauses before ECN marks"
+            )
+        elif e.max_below_trigger is False:
+            yield (
+                "warning",
+                (
+                    f"queue {e.queue}: ECN max {e.max_bytes} B is above the PFC trigger "
+                    f"{e.pfc_trigger_bytes} B"
+                ),
+            )
+
+
+@rule("LL113", "cnp-strict-and-lossy", "error", "device", "physics.md 4 rules 11 and 21")
+def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
+    """CNPs travel in their own class, strict priority, never PFC-paused: a paused CNP cannot
+    slow the sender whose traffic caused the pause."""
+    if device.cnp_priority in device.lossless_priorities:
+        yield f"CNP priority {device.cnp_priority} is lossless (PFC can pause it)"
+    if device.cnp_dscp == device.roce_dscp or device.cnp_priority == device.roce_priority:
+        yield "CNP shares its DSCP or priority with RoCE data"
+    queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
+    if not any(q.queue == queue and q.scheduler == "strict" for q in device.queues):
+        yield f"CNP queue {queue} is not strict priority"
+
+
+@rule("LL114", "watchdog-on-pfc-ports", "error", "port", "physics.md 4 rule 8")
+def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks."""
+    if port.lossless and not (port.watchdog and port.watchdog.enabled):
+        yield "PFC is on but the PFC watchdog is off"
+
+
+@rule("LL115", "watchdog-timers", "error", "port", "physics.md 4 rules 8 and 9")
+def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """Watchdog timers are sane: poll interval at most the detection and restoration times
+    (SONiC refuses otherwise), restoration at least detection, action drop (a warning)."""
+    wd = port.watchdog
+    if not (port.lossless and wd and wd.enabled):
+        return
+    if wd.poll_ms > min(wd.detection_ms, wd.restoration_ms):
+        yield (
+            f"poll {wd.poll_ms} ms is longer than detection {wd.detection_ms} ms or "
+            f"restoration {wd.restoration_ms} ms"
+        )
+    if wd.restoration_ms < wd.detection_ms:
+        yield (
+            "warning",
+            f"restoration {wd.restoration_ms} ms is shorter than detection {wd.detection_ms} ms",
+        )
+    if wd.action != "drop":
+        yield "warning", f"watchdog action {wd.action}: a storm keeps spreading unless it drops"
+
+
+@rule("LL116", "ecmp-udp-source-port", "error", "device", "physics.md 4 rule 17, 5")
+def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
+    """ECMP hashes the UDP source port: RoCE v2's destination port is always 4791, so the source
+    port is the only per-flow entropy."""
+    if not device.ecmp.hashes_udp_source_port:
+        yield "ECMP hash fields leave out the L4 source port: RoCE flows of a host pair polarise"
+
+
+@rule("LL117", "ecmp-seed-per-tier", "warning", "fabric", "physics.md 4 rule 18")
+def ecmp_seed_per_tier(fabric: FabricPlan):
+    """Tiers use different ECMP seeds, so a flow's choice at one tier does not repeat at the
+    next (hash polarisation)."""
+    seeds: dict[int, set[str]] = {}
+    for device in fabric.devices.values():
+        seeds.setdefault(device.ecmp.seed, set()).add(device.role)
+    for device in fabric.devices.values():
+        roles = seeds[device.ecmp.seed]
+        if len(roles) > 1:
+            yield _at(
+                (device.source, device.name, None),
+                "LL117",
+                f"ECMP seed {device.ecmp.seed} is shared by tiers {', '.join(sorted(roles))}",
+                "warning",
+            )
+
+
+@rule("LL118", "roce-mtu", "warning", "port", "physics.md 4 rule 13; vendors.md 0 and 6")
+def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214)."""
+    if not port.lossless:
+        return
+    if port.mtu < ROCE_MIN_MTU:
+        yield f"MTU {port.mtu} is below {ROCE_MIN_MTU} on a RoCE port"
+    if device.os == "eos" and port.mtu > EOS_MAX_MTU:
+        yield "error", f"MTU {port.mtu} is above EOS's maximum of {EOS_MAX_MTU}"
+
+
+@rule("LL119", "scheduler-weights", "warning", "device", "vendors.md 6")
+def scheduler_weights(device: DevicePlan, fabric: FabricPlan):
+    """DWRR weights of a port add up to at most 100 %."""
+    total = sum(q.weight or 0 for q in device.queues if q.scheduler == "dwrr")
+    if total > 100:
+        yield f"DWRR weights add up to {total}%"
+
+
+def _at(
+    where: tuple[str, str | None, str | None], rule_id: str, message: str, severity: str = "error"
+):
+    from lossless.lint.registry import Finding
+
+    source, device, port = where
+    return Finding(source, rule_id, severity, message, device, port)
+
+
+def _link_finding(link: Any, rule_id: str, message: str):
+    return _at((link.source, None, None), rule_id, message)

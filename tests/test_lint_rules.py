@@ -1,0 +1,206 @@
+"""Every lint rule: a plan that breaks it is flagged at the right place, the clean lab is not."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from conftest import INVENTORIES
+
+from lossless.inventory import load_inventory
+from lossless.lint import rules  # noqa: F401
+from lossless.lint.registry import RULES, lint
+from lossless.planner.fabric import plan_fabric
+
+LAB_PLAN = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
+
+
+@pytest.fixture
+def plan():
+    return copy.deepcopy(LAB_PLAN)
+
+
+def findings(plan, rule_id):
+    return [f for f in lint(plan, select=[rule_id]) if f.rule == rule_id]
+
+
+def test_the_examples_lint_clean():
+    assert lint(LAB_PLAN) == []
+    assert lint(plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))) == []
+
+
+def _port(plan, device="leaf1", port="Ethernet0"):
+    return plan.devices[device].ports[port]
+
+
+def _break_headroom(plan):
+    _port(plan).headroom[0].xoff -= 1024
+
+
+def _break_size(plan):
+    _port(plan).headroom[0].size = 1000
+
+
+def _break_budget(plan):
+    plan.devices["leaf4"].budget.fits = False
+
+
+def _break_priority_count(plan):
+    plan.devices["leaf1"].lossless_priorities = [2, 3, 4]
+
+
+def _break_link_pfc(plan):
+    plan.devices["spine2"].ports["Ethernet0"].pfc_priorities = [4]
+
+
+def _break_link_mtu(plan):
+    plan.devices["spine2"].ports["Ethernet0"].mtu = 9000
+
+
+def _break_link_speed(plan):
+    plan.devices["spine2"].ports["Ethernet0"].speed_mbps = 200_000
+
+
+def _break_dscp_map(plan):
+    plan.devices["spine2"].maps.dscp_to_tc[26] = 4
+
+
+def _break_nic(plan):
+    plan.nics["gpu01:eth0"].pfc_priorities = [4]
+
+
+def _break_ecn_missing(plan):
+    _port(plan).ecn = []
+
+
+def _break_ecn_thresholds(plan):
+    _port(plan).ecn[0].min_bytes = _port(plan).ecn[0].max_bytes
+
+
+def _break_ecn_before_pfc(plan):
+    _port(plan).ecn[0].min_below_trigger = False
+
+
+def _break_cnp(plan):
+    plan.devices["leaf1"].lossless_priorities = [3, 6]
+
+
+def _break_watchdog(plan):
+    _port(plan).watchdog.enabled = False
+
+
+def _break_watchdog_timers(plan):
+    _port(plan).watchdog.poll_ms = 500
+
+
+def _break_ecmp_fields(plan):
+    plan.devices["leaf1"].ecmp.hashes_udp_source_port = False
+
+
+def _break_seed(plan):
+    plan.devices["spine1"].ecmp.seed = plan.devices["leaf1"].ecmp.seed
+
+
+def _break_mtu(plan):
+    _port(plan).mtu = 1500
+
+
+def _break_weights(plan):
+    for queue in plan.devices["leaf1"].queues:
+        if queue.weight:
+            queue.weight = 80
+
+
+CASES = {
+    "LL101": (_break_headroom, "inventories/lab.yaml:42:7"),
+    "LL102": (_break_size, "inventories/lab.yaml:42:7"),
+    "LL103": (_break_budget, "inventories/lab.yaml:62:3"),
+    "LL104": (_break_priority_count, "inventories/lab.yaml:35:3"),
+    "LL105": (_break_link_pfc, "inventories/lab.yaml:102:5"),
+    "LL106": (_break_link_mtu, "inventories/lab.yaml:102:5"),
+    "LL107": (_break_link_speed, "inventories/lab.yaml:102:5"),
+    "LL108": (_break_dscp_map, "inventories/lab.yaml:102:5"),
+    "LL109": (_break_nic, "inventories/lab.yaml:42:7"),
+    "LL110": (_break_ecn_missing, "inventories/lab.yaml:42:7"),
+    "LL111": (_break_ecn_thresholds, "inventories/lab.yaml:42:7"),
+    "LL112": (_break_ecn_before_pfc, "inventories/lab.yaml:42:7"),
+    "LL113": (_break_cnp, "inventories/lab.yaml:35:3"),
+    "LL114": (_break_watchdog, "inventories/lab.yaml:42:7"),
+    "LL115": (_break_watchdog_timers, "inventories/lab.yaml:42:7"),
+    "LL116": (_break_ecmp_fields, "inventories/lab.yaml:35:3"),
+    "LL117": (_break_seed, "inventories/lab.yaml:71:3"),
+    "LL118": (_break_mtu, "inventories/lab.yaml:42:7"),
+    "LL119": (_break_weights, "inventories/lab.yaml:35:3"),
+}
+
+
+def test_every_rule_has_a_case():
+    assert set(CASES) == set(RULES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_flags_a_broken_plan(plan, rule_id):
+    assert findings(plan, rule_id) == []
+    breaker, source = CASES[rule_id]
+    breaker(plan)
+    flagged = findings(plan, rule_id)
+    assert flagged, rule_id
+    assert any(f.source.endswith(source) for f in flagged), [str(f) for f in flagged]
+
+
+def test_rules_have_explanations_and_sources():
+    for r in RULES.values():
+        assert len(r.explanation) > 40, r.id
+        assert r.source
+
+
+def test_ecn_kmax_above_trigger_is_a_warning(plan):
+    _port(plan).ecn[0].max_below_trigger = False
+    [finding] = findings(plan, "LL112")
+    assert finding.severity == "warning"
+
+
+def test_budget_overrun_on_unconfirmed_buffer_is_a_warning(plan):
+    plan.devices["leaf4"].budget.fits = False
+    [finding] = findings(plan, "LL103")
+    assert finding.severity == "warning"  # tomahawk-3 buffer size is [UNV]
+    plan.devices["leaf4"].budget.buffer_evidence = "2ND"
+    [finding] = findings(plan, "LL103")
+    assert finding.severity == "error"
+
+
+def test_eos_mtu_above_9214_is_an_error(plan):
+    plan.devices["spine1"].ports["Ethernet1/1"].mtu = 9216
+    [finding] = findings(plan, "LL118")
+    assert finding.severity == "error" and "9214" in finding.message
+
+
+def test_lint_command_exit_codes_and_formats(run, write):
+    clean = run("lint", str(INVENTORIES / "lab.yaml"))
+    assert clean.code == 0 and clean.out.strip() == "0 error(s), 0 warning(s)"
+    text = (
+        (INVENTORIES / "lab.yaml")
+        .read_text()
+        .replace(
+            "pfc_watchdog: {detection_ms: 200, restoration_ms: 200, poll_ms: 100, action: drop}",
+            "pfc_watchdog: {detection_ms: 200, restoration_ms: 200, poll_ms: 300, action: drop}",
+        )
+    )
+    path = write(text)
+    broken = run("lint", str(path))
+    assert broken.code == 1
+    assert f"{path}:42:7: error LL115 [watchdog-timers] leaf1 Ethernet0: poll 300 ms" in broken.out
+    github = run("lint", str(path), "--format", "github")
+    assert (
+        f"::error file={path},line=42,col=7,title=LL115 watchdog-timers::poll 300 ms" in github.out
+    )
+    ignored = run("lint", str(path), "--ignore", "LL115")
+    assert ignored.code == 0
+
+
+def test_rules_command(run):
+    listing = run("rules")
+    assert listing.code == 0 and "LL101  error    headroom-covers-cable" in listing.out
+    one = run("rules", "ll112")
+    assert "ecn-before-pfc" in one.out and "physics.md 3.4" in one.out
+    assert run("rules", "LL999").code == 2
