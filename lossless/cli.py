@@ -106,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "--ignore", action="append", default=[], help="skip these rule IDs (prefixes)"
     )
-    lint.add_argument("--format", choices=["text", "json", "github"], default="text")
+    lint.add_argument(
+        "--format", choices=["text", "json", "sarif", "github", "junit"], default="text"
+    )
     lint.set_defaults(handler=_lint)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")

@@ -118,10 +118,14 @@ def render_command(args: argparse.Namespace) -> int:
 
 def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import lint
-    from lossless.lint.report import FORMATS
+    from lossless.lint.report import FORMATS, junit
 
-    findings = lint(plan_fabric(load_inventory(args.inventory)), args.select, args.ignore)
-    print(FORMATS[args.format](findings))
+    plan = plan_fabric(load_inventory(args.inventory))
+    findings = lint(plan, args.select, args.ignore)
+    if args.format == "junit":
+        print(junit(findings, list(plan.devices)))
+    else:
+        print(FORMATS[args.format](findings))
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 

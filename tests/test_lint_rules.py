@@ -204,3 +204,61 @@ def test_rules_command(run):
     one = run("rules", "ll112")
     assert "ecn-before-pfc" in one.out and "physics.md 3.4" in one.out
     assert run("rules", "LL999").code == 2
+
+
+def _broken_inventory(write):
+    text = (
+        (INVENTORIES / "lab.yaml")
+        .read_text()
+        .replace(
+            "pfc_watchdog: {detection_ms: 200, restoration_ms: 200, poll_ms: 100, action: drop}",
+            "pfc_watchdog: {detection_ms: 200, restoration_ms: 200, poll_ms: 300, action: drop}",
+        )
+    )
+    return write(text)
+
+
+def test_sarif_output_is_what_github_code_scanning_takes(run, write):
+    import json
+
+    result = run("lint", str(_broken_inventory(write)), "--format", "sarif")
+    assert result.code == 1
+    document = json.loads(result.out)
+    assert document["version"] == "2.1.0"
+    [sarif_run] = document["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["name"] == "lossless"
+    assert {r["id"] for r in driver["rules"]} == set(RULES)
+    results = sarif_run["results"]
+    assert results and all(r["ruleId"] == "LL115" and r["message"]["text"] for r in results)
+    location = results[0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("inv.yaml")
+    assert "\\" not in location["artifactLocation"]["uri"]
+    assert location["region"]["startLine"] >= 1
+    assert driver["rules"][results[0]["ruleIndex"]]["id"] == "LL115"
+    fingerprints = {r["partialFingerprints"]["losslessFinding/v1"] for r in results}
+    assert len(fingerprints) == len(results)  # stable and distinct per finding
+
+
+def test_junit_output(run, write):
+    from xml.etree import ElementTree
+
+    result = run("lint", str(_broken_inventory(write)), "--format", "junit")
+    root = ElementTree.fromstring(result.out.split("\n", 1)[1])
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root}
+    assert set(suites) == {"fabric", "leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"}
+    failure = suites["leaf1"].find("testcase[@name='LL115 watchdog-timers']/failure")
+    assert failure is not None and failure.get("type") == "LL115"
+    assert int(root.get("failures")) == 6  # one failing rule on each of the 6 switches
+
+
+def test_pre_commit_manifest():
+    from conftest import REPO
+    from ruamel.yaml import YAML
+
+    hooks = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert {h["id"] for h in hooks} == {"lossless-validate", "lossless-lint"}
+    for hook in hooks:
+        assert {"id", "name", "entry", "language"} <= set(hook)
+        assert hook["entry"].split()[0] == "lossless" and hook["pass_filenames"] is False

@@ -1,10 +1,16 @@
-"""Lint output formats: text (FILE:LINE:COL: ...), json, GitHub workflow annotations."""
+"""Lint output formats: text (FILE:LINE:COL: ...), json, SARIF 2.1.0, GitHub workflow
+annotations and JUnit XML (ecosystem.md section 5)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections import Counter
+from pathlib import Path
+from xml.etree import ElementTree
 
+from lossless import __version__
 from lossless.lint.registry import RULES, Finding
 
 
@@ -50,17 +56,125 @@ def as_json(findings: list[Finding]) -> str:
     return json.dumps(records, indent=2)
 
 
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
 def github(findings: list[Finding]) -> str:
     """GitHub Actions workflow commands (ecosystem.md 5.2): ::error file=,line=,col=,title=::msg"""
     lines = []
     for f in findings:
         file, line, column = _location(f.source)
-        message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        title = _escape_property(f"{f.rule} {RULES[f.rule].name}")
         lines.append(
-            f"::{f.severity} file={file},line={line},col={column},"
-            f"title={f.rule} {RULES[f.rule].name}::{message}"
+            f"::{f.severity} file={_escape_property(file)},line={line},col={column},"
+            f"title={title}::{_escape_data(f.message)}"
         )
+    counts = Counter(f.severity for f in findings)
+    lines.append(f"{counts['error']} error(s), {counts['warning']} warning(s)")
     return "\n".join(lines)
 
 
-FORMATS = {"text": text, "json": as_json, "github": github}
+def _uri(file: str) -> str:
+    """Repository-relative path with forward slashes, as GitHub code scanning wants."""
+    path = Path(file)
+    if path.is_absolute() and path.is_relative_to(Path.cwd()):
+        path = path.relative_to(Path.cwd())
+    return path.as_posix()
+
+
+def sarif(findings: list[Finding]) -> str:
+    used = sorted(RULES)
+    rules = [
+        {
+            "id": rule_id,
+            "name": RULES[rule_id].name,
+            "shortDescription": {"text": RULES[rule_id].name.replace("-", " ")},
+            "fullDescription": {"text": RULES[rule_id].explanation},
+            "help": {"text": f"{RULES[rule_id].explanation} Source: {RULES[rule_id].source}"},
+            "defaultConfiguration": {"level": RULES[rule_id].severity},
+        }
+        for rule_id in used
+    ]
+    results = []
+    for f in findings:
+        file, line, column = _location(f.source)
+        where = " ".join(x for x in (f.device, f.port) if x)
+        identity = f"{f.rule}|{_uri(file)}|{f.device}|{f.port}|{f.message}"
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": used.index(f.rule),
+                "level": f.severity,
+                "message": {"text": f"{where}: {f.message}" if where else f.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(file)},
+                            "region": {"startLine": line, "startColumn": column},
+                        }
+                    }
+                ],
+                "partialFingerprints": {
+                    "losslessFinding/v1": hashlib.sha256(identity.encode()).hexdigest()[:32]
+                },
+            }
+        )
+    document = {
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "lossless", "version": __version__, "rules": rules}},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2)
+
+
+def junit(findings: list[Finding], devices: list[str]) -> str:
+    """One testsuite per device (and one for fabric-wide findings), one testcase per rule;
+    error findings are failures, warnings go to system-out."""
+    by_suite: dict[str, dict[str, list[Finding]]] = {}
+    for f in findings:
+        by_suite.setdefault(f.device or "fabric", {}).setdefault(f.rule, []).append(f)
+    root = ElementTree.Element("testsuites", name="lossless")
+    total = failures = 0
+    for suite_name in ["fabric", *devices]:
+        found = by_suite.get(suite_name, {})
+        suite = ElementTree.SubElement(root, "testsuite", name=suite_name)
+        suite_failures = 0
+        for rule_id in sorted(RULES):
+            case = ElementTree.SubElement(
+                suite, "testcase", classname=suite_name, name=f"{rule_id} {RULES[rule_id].name}"
+            )
+            errors = [f for f in found.get(rule_id, []) if f.severity == "error"]
+            if errors:
+                failure = ElementTree.SubElement(
+                    case, "failure", type=rule_id, message=errors[0].message
+                )
+                failure.text = "\n".join(f"{f.source}: {f.message}" for f in errors)
+                suite_failures += 1
+            warnings = [f for f in found.get(rule_id, []) if f.severity == "warning"]
+            if warnings:
+                out = ElementTree.SubElement(case, "system-out")
+                out.text = "\n".join(f"warning {f.source}: {f.message}" for f in warnings)
+        suite.set("tests", str(len(RULES)))
+        suite.set("failures", str(suite_failures))
+        suite.set("errors", "0")
+        total += len(RULES)
+        failures += suite_failures
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    ElementTree.indent(root)
+    body = ElementTree.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>' + os.linesep + body
+
+
+FORMATS = {"text": text, "json": as_json, "github": github, "sarif": sarif}
