@@ -121,12 +121,15 @@ def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.report import FORMATS, junit
 
     plan = plan_fabric(load_inventory(args.inventory))
-    findings = lint(plan, args.select, args.ignore)
+    result = lint(plan, args.select, args.ignore)
     if args.format == "junit":
-        print(junit(findings, list(plan.devices)))
+        print(junit(result.findings, list(plan.devices)))
     else:
-        print(FORMATS[args.format](findings))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+        print(FORMATS[args.format](result.findings))
+    if result.suppressed and args.format == "text":
+        for finding, reason in result.suppressed:
+            print(f"suppressed {finding.rule} at {finding.source}: {reason}")
+    return 1 if result.failed else 0
 
 
 def rules_command(args: argparse.Namespace) -> int:

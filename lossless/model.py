@@ -106,6 +106,7 @@ class Port:
     profile: str | None
     policy: Policy
     where: Location
+    lint_ignore: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -121,6 +122,7 @@ class Device:
     ports: dict[str, Port]
     where: Location
     description: str = ""
+    lint_ignore: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,6 +176,7 @@ class Inventory:
     devices: dict[str, Device]
     servers: dict[str, Server]
     links: list[Link]
+    lint_ignore: dict[str, str] = field(default_factory=dict)
     _link_by_endpoint: dict[Endpoint, Link] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -60,6 +60,7 @@ class PortPlan:
     ecn: list[EcnPlan]
     watchdog: WatchdogPlan | None
     source: str
+    lint_ignore: dict[str, str] = field(default_factory=dict)  # rule ID -> reason
 
 
 @dataclass
@@ -137,6 +138,7 @@ class DevicePlan:
     budget: BudgetPlan
     ports: dict[str, PortPlan]
     source: str
+    lint_ignore: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -167,6 +169,7 @@ class FabricPlan:
     devices: dict[str, DevicePlan]
     links: list[LinkPlan]
     nics: dict[str, NicPlan] = field(default_factory=dict)  # "server:nic"
+    lint_ignore: dict[str, str] = field(default_factory=dict)
     derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

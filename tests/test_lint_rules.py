@@ -21,12 +21,12 @@ def plan():
 
 
 def findings(plan, rule_id):
-    return [f for f in lint(plan, select=[rule_id]) if f.rule == rule_id]
+    return [f for f in lint(plan, select=[rule_id]).findings if f.rule == rule_id]
 
 
 def test_the_examples_lint_clean():
-    assert lint(LAB_PLAN) == []
-    assert lint(plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))) == []
+    assert lint(LAB_PLAN).findings == []
+    assert lint(plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))).findings == []
 
 
 def _port(plan, device="leaf1", port="Ethernet0"):
@@ -262,3 +262,28 @@ def test_pre_commit_manifest():
     for hook in hooks:
         assert {"id", "name", "entry", "language"} <= set(hook)
         assert hook["entry"].split()[0] == "lossless" and hook["pass_filenames"] is False
+
+
+def test_inline_suppression_needs_a_reason_and_is_reported(run, write):
+    text = (
+        _broken_inventory(write)
+        .read_text()
+        .replace(
+            "    platform: SN5600\n    mgmt: 192.0.2.11\n",
+            "    platform: SN5600\n    mgmt: 192.0.2.11\n"
+            "    lint_ignore: {LL115: lab switch polls slowly on purpose}\n",
+        )
+    )
+    path = write(text, "suppressed.yaml")
+    result = run("lint", str(path))
+    assert "leaf1" not in "".join(line for line in result.out.splitlines() if "error LL115" in line)
+    assert (
+        "suppressed LL115 at" in result.out and "lab switch polls slowly on purpose" in result.out
+    )
+    assert result.code == 1  # the other five switches still break LL115
+    no_reason = write(
+        text.replace("LL115: lab switch polls slowly on purpose", "LL115: ''"), "x.yaml"
+    )
+    assert run("lint", str(no_reason)).code == 2
+    bad_id = write(text.replace("LL115: lab", "LL1150: lab"), "y.yaml")
+    assert run("lint", str(bad_id)).code == 2

@@ -155,6 +155,7 @@ class _Resolver:
                     ports=self.resolve_ports(spec.get("ports", {}), path, name, asic, layers),
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
+                    lint_ignore=dict(spec.get("lint_ignore", {})),
                 )
         return devices
 
@@ -216,6 +217,7 @@ class _Resolver:
                     profile=profile_name,
                     policy=policy,
                     where=self.where(path, key=True),
+                    lint_ignore=dict(settings.get("lint_ignore", {})),
                 )
         return ports
 
@@ -467,6 +469,7 @@ class _Resolver:
             devices=devices,
             servers=servers,
             links=links,
+            lint_ignore=dict(fabric.get("lint_ignore", {})),
         )
 
 

@@ -74,14 +74,42 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
                 yield _finding(rule_, item, port.source, device.name, port.name)
 
 
-def lint(
-    fabric: FabricPlan, select: Iterable[str] = (), ignore: Iterable[str] = ()
-) -> list[Finding]:
+@dataclass
+class LintResult:
+    findings: list[Finding]
+    suppressed: list[tuple[Finding, str]]  # with the reason written in the inventory
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity == "error" for f in self.findings)
+
+
+def suppression(fabric: FabricPlan, finding: Finding) -> str | None:
+    """The reason an inline `lint_ignore` gives for skipping this finding, if any."""
+    scopes = [fabric.lint_ignore]
+    device = fabric.devices.get(finding.device or "")
+    if device is not None:
+        scopes.append(device.lint_ignore)
+        if finding.port in device.ports:
+            scopes.append(device.ports[finding.port].lint_ignore)
+    for scope in scopes:
+        if finding.rule in scope:
+            return scope[finding.rule]
+    return None
+
+
+def lint(fabric: FabricPlan, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> LintResult:
     from lossless.lint import rules  # noqa: F401  (registers the rules)
 
     chosen = [r for r in RULES.values() if _selected(r.id, select, ignore)]
-    findings = [f for r in chosen for f in run_rule(r, fabric)]
-    return sorted(set(findings))
+    result = LintResult([], [])
+    for finding in sorted({f for r in chosen for f in run_rule(r, fabric)}):
+        reason = suppression(fabric, finding)
+        if reason is None:
+            result.findings.append(finding)
+        else:
+            result.suppressed.append((finding, reason))
+    return result
 
 
 def _selected(rule_id: str, select: Iterable[str], ignore: Iterable[str]) -> bool:

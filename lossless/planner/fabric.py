@@ -97,6 +97,7 @@ class _Planner:
             budget=budget,
             ports=ports,
             source=str(device.where),
+            lint_ignore=dict(device.lint_ignore),
         )
 
     def plan_port(
@@ -144,6 +145,7 @@ class _Planner:
             ecn=[],
             watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
             source=str(port.where),
+            lint_ignore=dict(port.lint_ignore),
         )
         return plan, result
 
@@ -209,5 +211,6 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         devices=devices,
         links=links,
         nics=nics,
+        lint_ignore=dict(inventory.lint_ignore),
         derivations=dict(sorted(planner.derivations.items())),
     )
