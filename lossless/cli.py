@@ -98,8 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.set_defaults(handler=_render)
 
-    lint = commands.add_parser("lint", help="check the plan of an inventory against the rules")
-    lint.add_argument("inventory")
+    lint = commands.add_parser(
+        "lint", help="check an inventory's plan, or vendor configs, against the rules"
+    )
+    lint.add_argument("inventory", nargs="?")
+    lint.add_argument("--configs", help="folder of configs (<device>.<ext>) to lint against it")
+    lint.add_argument("--config", help="one config file to lint alone (with --os)")
+    lint.add_argument("--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"])
     lint.add_argument(
         "--select", action="append", default=[], help="only these rule IDs (prefixes)"
     )

@@ -117,11 +117,28 @@ def render_command(args: argparse.Namespace) -> int:
 
 
 def lint_command(args: argparse.Namespace) -> int:
+    from lossless.lint.configs import fabric_from_config, fabric_from_configs
     from lossless.lint.registry import lint
     from lossless.lint.report import FORMATS, junit
 
-    plan = plan_fabric(load_inventory(args.inventory))
-    result = lint(plan, args.select, args.ignore)
+    extra: list = []
+    if args.config:
+        if args.inventory or not args.os:
+            raise UsageError("--config FILE takes --os OS and no inventory")
+        try:
+            plan = fabric_from_config(Path(args.config), args.os)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    elif not args.inventory:
+        raise UsageError("give an INVENTORY, or --config FILE --os OS")
+    else:
+        plan = plan_fabric(load_inventory(args.inventory))
+        if args.configs:
+            folder = Path(args.configs)
+            if not folder.is_dir():
+                raise UsageError(f"--configs: {folder} is not a folder")
+            plan, extra = fabric_from_configs(plan, folder)
+    result = lint(plan, args.select, args.ignore, extra)
     if args.format == "junit":
         print(junit(result.findings, list(plan.devices)))
     else:

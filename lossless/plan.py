@@ -170,6 +170,15 @@ class FabricPlan:
     links: list[LinkPlan]
     nics: dict[str, NicPlan] = field(default_factory=dict)  # "server:nic"
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    _cables: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+
+    def link_cable_m(self, endpoint: str) -> float | None:
+        """Length of the cable at device:port as the inventory has it, if it is linked."""
+        if not self._cables and self.links:
+            for link in self.links:
+                self._cables[link.a] = self._cables[link.b] = link.cable_m
+        return self._cables.get(endpoint)
+
     derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,7 +189,11 @@ def _plain(value: Any) -> Any:
     """JSON-ready data: dataclasses as mappings, mapping keys as strings (JSON has no
     integer keys). Faster than dataclasses.asdict, which deep-copies every leaf."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if not f.name.startswith("_")
+        }
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

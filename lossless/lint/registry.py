@@ -27,7 +27,7 @@ class Rule:
     id: str
     name: str
     severity: str
-    scope: str  # "fabric", "device" or "port"
+    scope: str  # "fabric", "device", "port", or "config" (raised when configs are read)
     explanation: str
     source: str
     check: Callable[..., Iterable[Any]]
@@ -60,6 +60,8 @@ def _finding(rule_: Rule, item: Any, source: str, device: str | None, port: str 
 
 
 def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
+    if rule_.scope == "config":
+        return
     if rule_.scope == "fabric":
         for item in rule_.check(fabric):
             yield _finding(rule_, item, fabric.inventory, None, None)
@@ -98,12 +100,20 @@ def suppression(fabric: FabricPlan, finding: Finding) -> str | None:
     return None
 
 
-def lint(fabric: FabricPlan, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> LintResult:
+def lint(
+    fabric: FabricPlan,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    extra: Iterable[Finding] = (),
+) -> LintResult:
+    """Run the selected rules; `extra` are findings made while reading configs (drift)."""
     from lossless.lint import rules  # noqa: F401  (registers the rules)
 
     chosen = [r for r in RULES.values() if _selected(r.id, select, ignore)]
+    found = {f for r in chosen for f in run_rule(r, fabric)}
+    found |= {f for f in extra if _selected(f.rule, select, ignore)}
     result = LintResult([], [])
-    for finding in sorted({f for r in chosen for f in run_rule(r, fabric)}):
+    for finding in sorted(found):
         reason = suppression(fabric, finding)
         if reason is None:
             result.findings.append(finding)

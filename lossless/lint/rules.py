@@ -46,13 +46,15 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         yield f"{port.name} is lossless but has no PFC headroom"
         return
     asic = catalogue().get(device.asic)
-    if asic is None or port.cable_m is None:
+    cables = [c for c in (port.cable_m, fabric.link_cable_m(f"{device.name}:{port.name}")) if c]
+    if asic is None or not cables:
         return
+    cable_m = max(cables)  # the configured length or the real one, whichever is longer
     settings = device.headroom_settings
     needed = compute_headroom(
         HeadroomInputs(
             speed_mbps=port.speed_mbps,
-            cable_m=whole_metres(port.cable_m),
+            cable_m=whole_metres(cable_m),
             port_mtu=port.mtu,
             lanes=port.lanes,
             gearbox_delay_ns=settings.gearbox_delay_ns,
@@ -66,9 +68,36 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         if headroom.xoff < needed.xoff:
             yield (
                 f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
-                f"a {format_speed(port.speed_mbps)} link of {port.cable_m:g} m needs "
+                f"a {format_speed(port.speed_mbps)} link of {cable_m:g} m needs "
                 f"({asic.headroom_model} model)"
             )
+
+
+@rule("LL120", "cable-length-covers-link", "error", "port", "physics.md 4 rule 2")
+def cable_length_covers_link(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """The cable length a switch is configured with (SONiC CABLE_LENGTH, Cumulus and Junos
+    cable-length) is at least the real cable: the switch sizes headroom from it."""
+    real = fabric.link_cable_m(f"{device.name}:{port.name}")
+    if (
+        port.lossless
+        and port.cable_m is not None
+        and real is not None
+        and (whole_metres(port.cable_m) < whole_metres(real))
+    ):
+        yield f"configured cable length {port.cable_m:g} m is shorter than the {real:g} m link"
+
+
+@rule("LL200", "config-drift", "error", "config", "design.md: the plan is the intent")
+def config_drift(*_):
+    """A setting in the device's config differs from what the inventory plans for it."""
+    return ()
+
+
+@rule("LL201", "config-missing", "warning", "config", "design.md")
+def config_missing(*_):
+    """An inventory device has no config in the folder, or its OS has no parser yet: it is
+    checked from the inventory alone."""
+    return ()
 
 
 @rule("LL102", "reserved-size-consistent", "error", "port", "physics.md 4 rule 3")
@@ -118,10 +147,11 @@ def lossless_priority_count(device: DevicePlan, fabric: FabricPlan):
 def link_pfc_match(fabric: FabricPlan):
     """Both ends of a link enable PFC for the same priorities; otherwise one end pauses a class
     the other end never stops sending, or ignores pauses it receives."""
-    for link, a, _, b, _ in _switch_ends(fabric):
+    for ends in _switch_ends(fabric):
+        link, a, _, b, _ = ends
         if sorted(a.pfc_priorities) != sorted(b.pfc_priorities):
-            yield _link_finding(
-                link,
+            yield from _link_findings(
+                ends,
                 "LL105",
                 f"PFC priorities {a.pfc_priorities} on {link.a} but {b.pfc_priorities} on {link.b}",
             )
@@ -130,18 +160,22 @@ def link_pfc_match(fabric: FabricPlan):
 @rule("LL106", "link-mtu-match", "error", "fabric", "physics.md 4 rule 13")
 def link_mtu_match(fabric: FabricPlan):
     """Both ends of a link use the same MTU: a mismatch truncates or drops large RoCE frames."""
-    for link, a, _, b, _ in _switch_ends(fabric):
+    for ends in _switch_ends(fabric):
+        link, a, _, b, _ = ends
         if a.mtu != b.mtu:
-            yield _link_finding(link, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}")
+            yield from _link_findings(
+                ends, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}"
+            )
 
 
 @rule("LL107", "link-speed-match", "error", "fabric", "vendors.md 6")
 def link_speed_match(fabric: FabricPlan):
     """Both ends of a link run at the same speed (and so need the same headroom)."""
-    for link, a, _, b, _ in _switch_ends(fabric):
+    for ends in _switch_ends(fabric):
+        link, a, _, b, _ = ends
         if a.speed_mbps != b.speed_mbps:
-            yield _link_finding(
-                link,
+            yield from _link_findings(
+                ends,
                 "LL107",
                 f"{format_speed(a.speed_mbps)} on {link.a} but "
                 f"{format_speed(b.speed_mbps)} on {link.b}",
@@ -152,14 +186,15 @@ def link_speed_match(fabric: FabricPlan):
 def link_dscp_map_match(fabric: FabricPlan):
     """The RoCE and CNP DSCPs map to the same traffic classes on both ends of a link, so the
     class PFC pauses is the class the traffic is in at every hop."""
-    for link, _, device_a, _, device_b in _switch_ends(fabric):
+    for ends in _switch_ends(fabric):
+        _, _, device_a, _, device_b = ends
         for dscp in sorted(
             {device_a.roce_dscp, device_a.cnp_dscp, device_b.roce_dscp, device_b.cnp_dscp}
         ):
             tc_a, tc_b = device_a.maps.dscp_to_tc.get(dscp), device_b.maps.dscp_to_tc.get(dscp)
             if tc_a != tc_b:
-                yield _link_finding(
-                    link,
+                yield from _link_findings(
+                    ends,
                     "LL108",
                     f"DSCP {dscp} maps to TC {tc_a} on "
                     f"{device_a.name} but TC {tc_b} on {device_b.name}",
@@ -254,13 +289,19 @@ def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
 def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     """CNPs travel in their own class, strict priority, never PFC-paused: a paused CNP cannot
     slow the sender whose traffic caused the pause."""
-    if device.cnp_priority in device.lossless_priorities:
-        yield f"CNP priority {device.cnp_priority} is lossless (PFC can pause it)"
     if device.cnp_dscp == device.roce_dscp or device.cnp_priority == device.roce_priority:
         yield "CNP shares its DSCP or priority with RoCE data"
     queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
     if not any(q.queue == queue and q.scheduler == "strict" for q in device.queues):
         yield f"CNP queue {queue} is not strict priority"
+
+
+@rule("LL121", "cnp-never-paused", "error", "port", "physics.md 4 rule 21")
+def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """PFC is never enabled on the CNP priority: a paused CNP cannot slow the sender whose
+    traffic caused the congestion."""
+    if device.cnp_priority in port.pfc_priorities:
+        yield f"PFC is enabled on CNP priority {device.cnp_priority}"
 
 
 @rule("LL114", "watchdog-on-pfc-ports", "error", "port", "physics.md 4 rule 8")
@@ -345,5 +386,10 @@ def _at(
     return Finding(source, rule_id, severity, message, device, port)
 
 
-def _link_finding(link: Any, rule_id: str, message: str):
-    return _at((link.source, None, None), rule_id, message)
+def _link_findings(ends: tuple, rule_id: str, message: str):
+    """One finding at each end of a link (each end's own file and line: inventory or config)."""
+    _, port_a, device_a, port_b, device_b = ends
+    return [
+        _at((port.source, device.name, port.name), rule_id, message)
+        for port, device in ((port_a, device_a), (port_b, device_b))
+    ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import whole_metres
+from lossless.vendors.sonic_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "sonic/config_db.json.j2"
 EXTENSION = "json"
@@ -180,3 +181,48 @@ def _wred(min_bytes: int, max_bytes: int, probability: int) -> dict[str, str]:
 
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     return {"config_db_json": json.dumps(config_db(device, fabric), indent=4, sort_keys=True)}
+
+
+def expressed(device: DevicePlan) -> dict[str, Any]:
+    """What a config_db fragment says about a device: the part a parsed config is compared on
+    (round trip and drift)."""
+    ports = {}
+    for port in device.ports.values():
+        ports[port.name] = {
+            "speed_mbps": port.speed_mbps,
+            "mtu": port.mtu,
+            "lossless": port.lossless,
+            "pfc_priorities": sorted(port.pfc_priorities),
+            "cable_m": whole_metres(port.cable_m) if port.lossless and port.cable_m else None,
+            "headroom": sorted((h.priority_group, h.xon, h.xoff, h.size) for h in port.headroom),
+            "ecn": sorted(
+                (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in port.ecn
+            ),
+            "watchdog": None
+            if port.watchdog is None
+            else (
+                port.watchdog.enabled,
+                port.watchdog.detection_ms,
+                port.watchdog.restoration_ms,
+                port.watchdog.action,
+            ),
+        }
+    settings = device.headroom_settings
+    return {
+        "ports": ports,
+        "dscp_to_tc": dict(device.maps.dscp_to_tc),
+        "tc_to_queue": dict(device.maps.tc_to_queue),
+        "tc_to_pg": dict(device.maps.tc_to_pg),
+        "pfc_priority_to_queue": dict(device.maps.pfc_priority_to_queue),
+        "queues": [(q.queue, q.scheduler, q.weight, q.lossless, q.traffic) for q in device.queues],
+        "lossless_priorities": sorted(device.lossless_priorities),
+        "roce": (device.roce_dscp, device.roce_priority),
+        "cnp": (device.cnp_dscp, device.cnp_priority),
+        "watchdog_poll_ms": device.watchdog.poll_ms if device.watchdog.enabled else None,
+        "headroom_settings": (
+            settings.lossless_mtu,
+            settings.small_packet_percent,
+            settings.shared_headroom_pool,
+            settings.dynamic_th,
+        ),
+    }
