@@ -1,18 +1,22 @@
 """Read a SONiC config_db.json (ours, a hand-edited one, or a switch's running config) back
 into a DevicePlan, with the file:line of what was read.
 
-JSON is read through our YAML loader (JSON is YAML), so every value keeps its position.
+JSON is read with the json module; one pass of a tokenizer notes where each table and entry
+key was written, so findings point at the line.
 What config_db cannot say (ASIC, role, peers, ECMP, budget) comes from `hint`, the device's
 plan from the inventory when there is one.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
+import json
+import re
 from typing import Any
 
 from lossless.errors import InputError, Problem
-from lossless.inventory.yamlsource import Document, parse_yaml_text
+from lossless.inventory.yamlsource import Document
 from lossless.plan import (
     DevicePlan,
     EcnPlan,
@@ -40,7 +44,7 @@ def _cable_m(text: str) -> float | None:
 
 
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    document = parse_yaml_text(text, file)
+    document = _json_document(text, file)
     db: dict[str, Any] = document.data
     device = copy.deepcopy(hint) if hint is not None else skeleton_device(name, "sonic", file)
     where = _Where(document)
@@ -73,6 +77,41 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     _device_facts(device, db)
     device.source = f"{file}:1:1"
     return device
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"\s*:|[{}\[\]]|"(?:[^"\\]|\\.)*"')
+
+
+def _json_document(text: str, file: str) -> Document:
+    """The JSON data, with the 1-based line and column of every key of the first two levels
+    (tables and their entries)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            [Problem(file, error.lineno, error.colno, "", f"JSON: {error.msg}")]
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError([Problem(file, 1, 1, "", "expected a JSON object of CONFIG_DB tables")])
+    document = Document(file=file, data=data)
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    path: list[str] = []
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "{[":
+            depth += 1
+        elif token in "}]":
+            depth -= 1
+            del path[depth:]
+        elif token.endswith(":") and depth in (1, 2):
+            key = json.loads(token[:-1].rstrip())
+            del path[depth - 1 :]
+            path.append(key)
+            line = bisect.bisect_right(line_starts, match.start())
+            column = match.start() - line_starts[line - 1] + 1
+            document.key_marks[tuple(path)] = (line, column)
+    return document
 
 
 class _Where:

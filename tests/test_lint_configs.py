@@ -1,0 +1,142 @@
+"""Linting vendor configs: parse(render(plan)) round trip, drift, seeded defects with file:line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import INVENTORIES, REPO
+
+from lossless.inventory import load_inventory
+from lossless.planner.fabric import plan_fabric
+from lossless.render import render_device
+from lossless.vendors import VENDORS
+
+LAB = str(INVENTORIES / "lab.yaml")
+
+
+@pytest.mark.parametrize("inventory", ["lab.yaml", "pod-2048.yaml"])
+def test_parse_of_render_equals_the_plan(inventory):
+    """For everything the OS can express (its `expressed` projection), for every device."""
+    plan = plan_fabric(load_inventory(INVENTORIES / inventory))
+    checked = 0
+    for device in plan.devices.values():
+        vendor = VENDORS[device.os]
+        if not hasattr(vendor, "parse_file"):
+            continue
+        parsed = vendor.parse(render_device(device, plan), f"{device.name}.x", device.name)
+        assert vendor.expressed(parsed) == vendor.expressed(device), device.name
+        checked += 1
+    assert checked
+
+
+def test_rendered_configs_lint_clean_against_the_inventory(run):
+    result = run("lint", LAB, "--configs", str(REPO / "golden" / "lab"))
+    assert result.code == 0, result.out
+    assert " error LL" not in result.out
+
+
+@pytest.fixture
+def configs(tmp_path):
+    folder = tmp_path / "configs"
+    shutil.copytree(REPO / "golden" / "lab", folder)
+    return folder
+
+
+def _edit_json(path, change):
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=4, sort_keys=True) + "\n")
+
+
+def _line_of(path, needle: str, after: str | None = None) -> int:
+    lines = path.read_text().splitlines()
+    start = 0
+    if after is not None:
+        start = next(i for i, line in enumerate(lines) if after in line)
+    return next(i for i, line in enumerate(lines) if i >= start and needle in line) + 1
+
+
+SEEDED = {
+    "pfc-priority-changed-on-one-end": (
+        "spine2.json",
+        lambda db: db["PORT_QOS_MAP"]["Ethernet0"].update(pfc_enable="4", pfcwd_sw_enable="4"),
+        "LL105",
+        ('"Ethernet0": {', '"PORT_QOS_MAP"'),
+    ),
+    "ecn-max-above-pfc-trigger": (
+        "leaf1.json",
+        lambda db: db["WRED_PROFILE"]["ROCE_150000_1500000_P100"].update(
+            green_max_threshold="900000000",
+            yellow_max_threshold="900000000",
+            red_max_threshold="900000000",
+        ),
+        "LL112",
+        ('"Ethernet0": {', '"PORT_QOS_MAP"'),
+    ),
+    "watchdog-removed": (
+        "leaf1.json",
+        lambda db: db["PFC_WD"].pop("Ethernet248"),
+        "LL114",
+        ('"Ethernet248": {', '"PORT_QOS_MAP"'),
+    ),
+    "cnp-queue-made-lossless": (
+        "spine2.json",
+        lambda db: db["PORT_QOS_MAP"]["Ethernet4"].update(pfc_enable="3,6"),
+        "LL121",
+        ('"Ethernet4": {', '"PORT_QOS_MAP"'),
+    ),
+    "mtu-mismatch": (
+        "spine2.json",
+        lambda db: db["PORT"]["Ethernet8"].update(mtu="9000"),
+        "LL106",
+        ('"Ethernet8": {', '"PORT_QOS_MAP"'),
+    ),
+}
+
+
+@pytest.mark.parametrize("defect", sorted(SEEDED))
+def test_seeded_defect_in_a_sonic_config_is_caught_at_its_file_and_line(run, configs, defect):
+    name, change, rule_id, (needle, after) = SEEDED[defect]
+    path = configs / name
+    _edit_json(path, change)
+    line = _line_of(path, needle, after)
+    result = run("lint", LAB, "--configs", str(configs))
+    assert result.code == 1, result.out
+    expected = f"{path}:{line}:"
+    lines = result.out.splitlines()
+    hits = [text for text in lines if f" {rule_id} " in text]
+    assert any(text.startswith(expected) for text in hits), (expected, hits)
+    # and the same change is drift from the plan, at the same place
+    assert any(text.startswith(expected) and " LL200 " in text for text in lines)
+
+
+def test_config_alone(run, configs):
+    clean = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
+    assert clean.code == 0, clean.out
+    _edit_json(configs / "leaf1.json", lambda db: db["PFC_WD"].pop("Ethernet0"))
+    broken = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
+    assert broken.code == 1
+    assert " error LL114 " in broken.out
+
+
+def test_config_alone_needs_an_os_with_a_parser(run, configs):
+    result = run("lint", "--config", str(configs / "spine1.cfg"), "--os", "eos")
+    assert result.code == 2
+    assert "no parser for eos" in result.err
+    assert run("lint", "--config", str(configs / "leaf1.json")).code == 2
+
+
+def test_missing_config_is_a_warning(run, configs):
+    (configs / "leaf1.json").unlink()
+    result = run("lint", LAB, "--configs", str(configs))
+    assert result.code == 0
+    assert "warning LL201 [config-missing] leaf1" in result.out
+
+
+def test_unreadable_json_is_bad_input(run, configs):
+    (configs / "leaf1.json").write_text('{"PORT": {"Ethernet0": {"mtu": "9100",}}}')
+    result = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
+    assert result.code == 2
+    assert f"{configs / 'leaf1.json'}:1:39: JSON:" in result.err
