@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -21,3 +22,87 @@ def seconds(ms: int, decimals: int) -> str:
     """Milliseconds as seconds with at most `decimals` decimals: 200 -> '0.2'."""
     text = f"{ms / 1000:.{decimals}f}".rstrip("0").rstrip(".")
     return text or "0"
+
+
+def top_level_lines(text: str) -> dict[str, int]:
+    """1-based line number of each unindented line of a CLI config (first occurrence)."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line and not line[0].isspace():
+            lines.setdefault(line.rstrip(), number)
+    return lines
+
+
+def infer_traffic_classes(device: Any) -> None:
+    """RoCE and CNP classes of a parsed device: RoCE is the lossless priority, CNP the class of
+    the strict-priority queue; each one's DSCP is the lowest DSCP mapped to it."""
+    maps = device.maps
+    if device.lossless_priorities:
+        device.roce_priority = device.lossless_priorities[0]
+        dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == device.roce_priority)
+        if dscps:
+            device.roce_dscp = dscps[0]
+    strict = [q for q in device.queues if q.scheduler == "strict"]
+    if strict:
+        cnp_tc = next(
+            (tc for tc, q in sorted(maps.tc_to_queue.items()) if q == strict[0].queue), None
+        )
+        if cnp_tc is not None:
+            device.cnp_priority = cnp_tc
+            dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == cnp_tc)
+            if dscps:
+                device.cnp_dscp = dscps[0]
+
+
+PORT_FACTS: dict[str, Callable[[Any], Any]] = {
+    "speed_mbps": lambda p: p.speed_mbps,
+    "lanes": lambda p: p.lanes,
+    "mtu": lambda p: p.mtu,
+    "lossless": lambda p: p.lossless,
+    "pfc_priorities": lambda p: sorted(p.pfc_priorities),
+    "cable_m": lambda p: math.ceil(p.cable_m) if p.lossless and p.cable_m else None,
+    "headroom": lambda p: sorted((h.priority_group, h.xon, h.xoff, h.size) for h in p.headroom),
+    "ecn": lambda p: sorted(
+        (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
+    ),
+    "watchdog": lambda p: (
+        None
+        if p.watchdog is None
+        else (
+            p.watchdog.enabled,
+            p.watchdog.detection_ms,
+            p.watchdog.restoration_ms,
+            p.watchdog.action,
+        )
+    ),
+}
+
+DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
+    "dscp_to_tc": lambda d: dict(d.maps.dscp_to_tc),
+    "tc_to_queue": lambda d: dict(d.maps.tc_to_queue),
+    "tc_to_pg": lambda d: dict(d.maps.tc_to_pg),
+    "pfc_priority_to_queue": lambda d: dict(d.maps.pfc_priority_to_queue),
+    "queues": lambda d: [(q.queue, q.scheduler, q.weight, q.lossless, q.traffic) for q in d.queues],
+    "lossless_priorities": lambda d: sorted(d.lossless_priorities),
+    "roce": lambda d: (d.roce_dscp, d.roce_priority),
+    "cnp": lambda d: (d.cnp_dscp, d.cnp_priority),
+    "watchdog_poll_ms": lambda d: d.watchdog.poll_ms if d.watchdog.enabled else None,
+    "headroom_settings": lambda d: (
+        d.headroom_settings.lossless_mtu,
+        d.headroom_settings.small_packet_percent,
+        d.headroom_settings.shared_headroom_pool,
+        d.headroom_settings.dynamic_th,
+    ),
+}
+
+
+def expressed_facts(device: Any, port_facts: Iterable[str], device_facts: Iterable[str]) -> dict:
+    """The facts of a device plan an OS's config can express: what a parsed config is compared
+    on, for the round trip and for drift."""
+    port_keys, device_keys = list(port_facts), list(device_facts)
+    facts: dict[str, Any] = {key: DEVICE_FACTS[key](device) for key in device_keys}
+    facts["ports"] = {
+        port.name: {key: PORT_FACTS[key](port) for key in port_keys}
+        for port in device.ports.values()
+    }
+    return facts

@@ -14,6 +14,7 @@ from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import whole_metres
+from lossless.vendors.common import expressed_facts
 from lossless.vendors.sonic_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "sonic/config_db.json.j2"
@@ -184,45 +185,29 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
 
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
-    """What a config_db fragment says about a device: the part a parsed config is compared on
-    (round trip and drift)."""
-    ports = {}
-    for port in device.ports.values():
-        ports[port.name] = {
-            "speed_mbps": port.speed_mbps,
-            "mtu": port.mtu,
-            "lossless": port.lossless,
-            "pfc_priorities": sorted(port.pfc_priorities),
-            "cable_m": whole_metres(port.cable_m) if port.lossless and port.cable_m else None,
-            "headroom": sorted((h.priority_group, h.xon, h.xoff, h.size) for h in port.headroom),
-            "ecn": sorted(
-                (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in port.ecn
-            ),
-            "watchdog": None
-            if port.watchdog is None
-            else (
-                port.watchdog.enabled,
-                port.watchdog.detection_ms,
-                port.watchdog.restoration_ms,
-                port.watchdog.action,
-            ),
-        }
-    settings = device.headroom_settings
-    return {
-        "ports": ports,
-        "dscp_to_tc": dict(device.maps.dscp_to_tc),
-        "tc_to_queue": dict(device.maps.tc_to_queue),
-        "tc_to_pg": dict(device.maps.tc_to_pg),
-        "pfc_priority_to_queue": dict(device.maps.pfc_priority_to_queue),
-        "queues": [(q.queue, q.scheduler, q.weight, q.lossless, q.traffic) for q in device.queues],
-        "lossless_priorities": sorted(device.lossless_priorities),
-        "roce": (device.roce_dscp, device.roce_priority),
-        "cnp": (device.cnp_dscp, device.cnp_priority),
-        "watchdog_poll_ms": device.watchdog.poll_ms if device.watchdog.enabled else None,
-        "headroom_settings": (
-            settings.lossless_mtu,
-            settings.small_packet_percent,
-            settings.shared_headroom_pool,
-            settings.dynamic_th,
+    """What a config_db fragment says about a device (compared on for round trip and drift)."""
+    return expressed_facts(
+        device,
+        (
+            "speed_mbps",
+            "mtu",
+            "lossless",
+            "pfc_priorities",
+            "cable_m",
+            "headroom",
+            "ecn",
+            "watchdog",
         ),
-    }
+        (
+            "dscp_to_tc",
+            "tc_to_queue",
+            "tc_to_pg",
+            "pfc_priority_to_queue",
+            "queues",
+            "lossless_priorities",
+            "roce",
+            "cnp",
+            "watchdog_poll_ms",
+            "headroom_settings",
+        ),
+    )

@@ -25,6 +25,7 @@ from lossless.plan import (
     QueuePlan,
     WatchdogPlan,
 )
+from lossless.vendors.common import infer_traffic_classes
 from lossless.vendors.skeleton import skeleton_device, skeleton_port
 
 
@@ -231,19 +232,7 @@ def _device_facts(device: DevicePlan, db: dict[str, Any]) -> None:
         )
     if queues:
         device.queues = sorted(queues, key=lambda q: q.queue)
-    if lossless:
-        device.roce_priority = lossless[0]
-        roce_dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == device.roce_priority)
-        if roce_dscps:
-            device.roce_dscp = roce_dscps[0]
-    strict = [q for q in device.queues if q.scheduler == "strict"]
-    if strict:
-        cnp_tc = next((tc for tc, q in maps.tc_to_queue.items() if q == strict[0].queue), None)
-        if cnp_tc is not None:
-            device.cnp_priority = cnp_tc
-            cnp_dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == cnp_tc)
-            if cnp_dscps:
-                device.cnp_dscp = cnp_dscps[0]
+    infer_traffic_classes(device)
     wd_global = db.get("PFC_WD", {}).get("GLOBAL")
     if wd_global:
         device.watchdog.poll_ms = int(wd_global.get("POLL_INTERVAL", device.watchdog.poll_ms))
