@@ -115,6 +115,7 @@ def test_seeded_defect_in_a_sonic_config_is_caught_at_its_file_and_line(run, con
 def test_config_alone(run, configs):
     clean = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert clean.code == 0, clean.out
+    assert run("lint", "--config", str(configs / "spine1.cfg"), "--os", "eos").code == 0
     _edit_json(configs / "leaf1.json", lambda db: db["PFC_WD"].pop("Ethernet0"))
     broken = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert broken.code == 1
@@ -122,9 +123,9 @@ def test_config_alone(run, configs):
 
 
 def test_config_alone_needs_an_os_with_a_parser(run, configs):
-    result = run("lint", "--config", str(configs / "spine1.cfg"), "--os", "eos")
+    result = run("lint", "--config", str(configs / "leaf3.cfg"), "--os", "nxos")
     assert result.code == 2
-    assert "no parser for eos" in result.err
+    assert "no parser for nxos" in result.err
     assert run("lint", "--config", str(configs / "leaf1.json")).code == 2
 
 
@@ -140,3 +141,51 @@ def test_unreadable_json_is_bad_input(run, configs):
     result = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert result.code == 2
     assert f"{configs / 'leaf1.json'}:1:39: JSON:" in result.err
+
+
+EOS_SEEDED = {
+    "pfc-priority-changed-on-one-end": (
+        "priority-flow-control priority 3 no-drop",
+        "priority-flow-control priority 4 no-drop",
+        "LL105",
+        "interface Ethernet1/1",
+    ),
+    "ecn-max-above-pfc-trigger": (
+        "maximum-threshold 1500 kbytes",
+        "maximum-threshold 900 mbytes",
+        "LL112",
+        "interface Ethernet1/1",
+    ),
+    "watchdog-removed": (
+        "   priority-flow-control pause watchdog\n",
+        "",
+        "LL114",
+        "interface Ethernet1/1",
+    ),
+    "cnp-queue-made-lossless": (
+        "priority-flow-control priority 3 no-drop\n",
+        "priority-flow-control priority 3 no-drop\n   priority-flow-control priority 6 no-drop\n",
+        "LL121",
+        "interface Ethernet1/1",
+    ),
+    "mtu-mismatch": (
+        "interface Ethernet2/1\n   description fabric downlink\n   mtu 9100",
+        "interface Ethernet2/1\n   description fabric downlink\n   mtu 9000",
+        "LL106",
+        "interface Ethernet2/1",
+    ),
+}
+
+
+@pytest.mark.parametrize("defect", sorted(EOS_SEEDED))
+def test_seeded_defect_in_an_eos_config_is_caught_at_its_file_and_line(run, configs, defect):
+    old, new, rule_id, where = EOS_SEEDED[defect]
+    path = configs / "spine1.cfg"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    line = _line_of(path, where)
+    result = run("lint", LAB, "--configs", str(configs))
+    assert result.code == 1, result.out
+    hits = [text for text in result.out.splitlines() if f" {rule_id} " in text]
+    assert any(text.startswith(f"{path}:{line}:") for text in hits), (line, hits)

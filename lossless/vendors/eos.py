@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan
-from lossless.vendors.common import group, seconds
+from lossless.vendors.common import expressed_facts, group, seconds
+from lossless.vendors.eos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "eos/device.cfg.j2"
 EXTENSION = "cfg"
@@ -111,3 +112,31 @@ def _mmu(device: DevicePlan) -> dict[str, Any] | None:
         "headroom": largest.xoff,
         "reserved": largest.xon,
     }
+
+
+def expressed(device: DevicePlan) -> dict[str, Any]:
+    """What an EOS config says about a device (compared on for round trip and drift).
+    The watchdog action is compared as EOS has it: drop, or notify-only for anything else."""
+    facts = expressed_facts(
+        device,
+        ("speed_mbps", "lanes", "mtu", "lossless", "pfc_priorities", "ecn", "watchdog"),
+        (
+            "dscp_to_tc",
+            "tc_to_queue",
+            "queues",
+            "lossless_priorities",
+            "roce",
+            "cnp",
+            "watchdog_poll_ms",
+        ),
+    )
+    for port in facts["ports"].values():
+        if port["watchdog"] is not None:
+            enabled, detection, restoration, action = port["watchdog"]
+            port["watchdog"] = (
+                enabled,
+                detection,
+                restoration,
+                "drop" if action == "drop" else "notify-only",
+            )
+    return facts
