@@ -139,6 +139,8 @@ class DevicePlan:
     ports: dict[str, PortPlan]
     source: str
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    # False when the plan comes from a config that does not hold headroom (the switch sizes it)
+    headroom_known: bool = True
 
 
 @dataclass

@@ -14,7 +14,6 @@ from typing import Any
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.vendors import vendor_for
-from lossless.vendors.skeleton import skeleton_device
 
 
 def _parser(os_name: str) -> Any:
@@ -109,5 +108,5 @@ def fabric_from_config(path: Path, os_name: str) -> FabricPlan:
     if vendor is None:
         raise ValueError(f"no parser for {os_name} yet")
     name = path.stem
-    device = vendor.parse_file(str(path), name, hint=skeleton_device(name, os_name, str(path)))
+    device = vendor.parse_file(str(path), name)
     return FabricPlan(name=name, inventory=str(path), devices={name: device}, links=[])

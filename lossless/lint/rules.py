@@ -40,7 +40,7 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     """Every lossless priority group needs at least the headroom its link needs: the xoff and
     size the ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes.
     Less headroom drops packets that were in flight when PFC paused the sender."""
-    if not port.lossless:
+    if not port.lossless or not device.headroom_known:
         return
     if not port.headroom:
         yield f"{port.name} is lossless but has no PFC headroom"

@@ -162,6 +162,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device.watchdog = copy.copy(watchdog)
     device.watchdog.enabled = bool(used and used["watchdog"])
     infer_traffic_classes(device)
+    if hint is None:
+        device.headroom_known = False  # EOS sizes headroom itself (no knob outside Trident MMU)
     device.source = f"{file}:1:1"
     return device
 
