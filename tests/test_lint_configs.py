@@ -116,6 +116,7 @@ def test_config_alone(run, configs):
     clean = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert clean.code == 0, clean.out
     assert run("lint", "--config", str(configs / "spine1.cfg"), "--os", "eos").code == 0
+    assert run("lint", "--config", str(configs / "leaf3.cfg"), "--os", "nxos").code == 0
     _edit_json(configs / "leaf1.json", lambda db: db["PFC_WD"].pop("Ethernet0"))
     broken = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert broken.code == 1
@@ -123,9 +124,9 @@ def test_config_alone(run, configs):
 
 
 def test_config_alone_needs_an_os_with_a_parser(run, configs):
-    result = run("lint", "--config", str(configs / "leaf3.cfg"), "--os", "nxos")
+    result = run("lint", "--config", str(configs / "leaf4.conf"), "--os", "junos")
     assert result.code == 2
-    assert "no parser for nxos" in result.err
+    assert "no parser for junos" in result.err
     assert run("lint", "--config", str(configs / "leaf1.json")).code == 2
 
 
@@ -143,44 +144,88 @@ def test_unreadable_json_is_bad_input(run, configs):
     assert f"{configs / 'leaf1.json'}:1:39: JSON:" in result.err
 
 
-EOS_SEEDED = {
-    "pfc-priority-changed-on-one-end": (
+TEXT_SEEDED = {
+    # EOS: spine1.cfg
+    ("eos", "pfc-priority-changed-on-one-end"): (
+        "spine1.cfg",
         "priority-flow-control priority 3 no-drop",
         "priority-flow-control priority 4 no-drop",
         "LL105",
         "interface Ethernet1/1",
     ),
-    "ecn-max-above-pfc-trigger": (
+    ("eos", "ecn-max-above-pfc-trigger"): (
+        "spine1.cfg",
         "maximum-threshold 1500 kbytes",
         "maximum-threshold 900 mbytes",
         "LL112",
         "interface Ethernet1/1",
     ),
-    "watchdog-removed": (
+    ("eos", "watchdog-removed"): (
+        "spine1.cfg",
         "   priority-flow-control pause watchdog\n",
         "",
         "LL114",
         "interface Ethernet1/1",
     ),
-    "cnp-queue-made-lossless": (
+    ("eos", "cnp-queue-made-lossless"): (
+        "spine1.cfg",
         "priority-flow-control priority 3 no-drop\n",
         "priority-flow-control priority 3 no-drop\n   priority-flow-control priority 6 no-drop\n",
         "LL121",
         "interface Ethernet1/1",
     ),
-    "mtu-mismatch": (
+    ("eos", "mtu-mismatch"): (
+        "spine1.cfg",
         "interface Ethernet2/1\n   description fabric downlink\n   mtu 9100",
         "interface Ethernet2/1\n   description fabric downlink\n   mtu 9000",
         "LL106",
         "interface Ethernet2/1",
     ),
+    # NX-OS: leaf3.cfg
+    ("nxos", "pfc-priority-changed-on-one-end"): (
+        "leaf3.cfg",
+        "pause pfc-cos 3",
+        "pause pfc-cos 4",
+        "LL105",
+        "interface Ethernet1/31",
+    ),
+    ("nxos", "ecn-max-above-pfc-trigger"): (
+        "leaf3.cfg",
+        "maximum-threshold 1500 kbytes",
+        "maximum-threshold 900000 kbytes",
+        "LL112",
+        "interface Ethernet1/31",
+    ),
+    ("nxos", "watchdog-removed"): (
+        "leaf3.cfg",
+        "interface Ethernet1/31\n  description fabric uplink\n  mtu 9100\n"
+        "  priority-flow-control mode on\n  priority-flow-control watch-dog-interval on\n",
+        "interface Ethernet1/31\n  description fabric uplink\n  mtu 9100\n"
+        "  priority-flow-control mode on\n",
+        "LL114",
+        "interface Ethernet1/31",
+    ),
+    ("nxos", "cnp-queue-made-lossless"): (
+        "leaf3.cfg",
+        "pause pfc-cos 3",
+        "pause pfc-cos 3 6",
+        "LL121",
+        "interface Ethernet1/31",
+    ),
+    ("nxos", "mtu-mismatch"): (
+        "leaf3.cfg",
+        "interface Ethernet1/31\n  description fabric uplink\n  mtu 9100",
+        "interface Ethernet1/31\n  description fabric uplink\n  mtu 9000",
+        "LL106",
+        "interface Ethernet1/31",
+    ),
 }
 
 
-@pytest.mark.parametrize("defect", sorted(EOS_SEEDED))
-def test_seeded_defect_in_an_eos_config_is_caught_at_its_file_and_line(run, configs, defect):
-    old, new, rule_id, where = EOS_SEEDED[defect]
-    path = configs / "spine1.cfg"
+@pytest.mark.parametrize("case", sorted(TEXT_SEEDED), ids=lambda c: f"{c[0]}-{c[1]}")
+def test_seeded_defect_in_a_cli_config_is_caught_at_its_file_and_line(run, configs, case):
+    name, old, new, rule_id, where = TEXT_SEEDED[case]
+    path = configs / name
     text = path.read_text()
     assert old in text
     path.write_text(text.replace(old, new, 1))

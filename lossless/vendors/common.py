@@ -65,6 +65,7 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "ecn": lambda p: sorted(
         (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
     ),
+    "watchdog_enabled": lambda p: bool(p.watchdog and p.watchdog.enabled),
     "watchdog": lambda p: (
         None
         if p.watchdog is None
@@ -87,6 +88,8 @@ DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
     "roce": lambda d: (d.roce_dscp, d.roce_priority),
     "cnp": lambda d: (d.cnp_dscp, d.cnp_priority),
     "watchdog_poll_ms": lambda d: d.watchdog.poll_ms if d.watchdog.enabled else None,
+    "ecmp_seed": lambda d: d.ecmp.seed,
+    "ecmp_udp_source_port": lambda d: d.ecmp.hashes_udp_source_port,
     "headroom_settings": lambda d: (
         d.headroom_settings.lossless_mtu,
         d.headroom_settings.small_packet_percent,

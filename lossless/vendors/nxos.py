@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.vendors.common import group
+from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.nxos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "nxos/device.cfg.j2"
 EXTENSION = "cfg"
@@ -81,3 +82,20 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         "hash_ports": device.ecmp.hashes_udp_source_port,
         "ports": list(device.ports.values()),
     }
+
+
+def expressed(device: DevicePlan) -> dict[str, Any]:
+    """What an NX-OS config says about a device (compared on for round trip and drift)."""
+    return expressed_facts(
+        device,
+        ("mtu", "lossless", "pfc_priorities", "ecn", "watchdog_enabled"),
+        (
+            "dscp_to_tc",
+            "queues",
+            "lossless_priorities",
+            "roce",
+            "cnp",
+            "ecmp_seed",
+            "ecmp_udp_source_port",
+        ),
+    )
