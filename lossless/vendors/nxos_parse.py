@@ -55,8 +55,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         text_ = node.text
         if match := re.fullmatch(r"class-map type qos match-(?:all|any) (\S+)", text_):
             for child in _children(node):
-                if dscp := re.fullmatch(r"match dscp ([\d ,-]+)", child.text):
-                    class_dscps[match.group(1)] = _numbers(dscp.group(1))
+                if matched := re.fullmatch(r"match dscp ([\d ,-]+)", child.text):
+                    class_dscps[match.group(1)] = _numbers(matched.group(1))
         elif re.fullmatch(r"policy-map type qos \S+", text_):
             for class_node in _children(node):
                 cls = re.fullmatch(r"class (\S+)", class_node.text)
