@@ -117,6 +117,7 @@ def test_config_alone(run, configs):
     assert clean.code == 0, clean.out
     assert run("lint", "--config", str(configs / "spine1.cfg"), "--os", "eos").code == 0
     assert run("lint", "--config", str(configs / "leaf3.cfg"), "--os", "nxos").code == 0
+    assert run("lint", "--config", str(configs / "leaf2.yaml"), "--os", "cumulus").code == 0
     _edit_json(configs / "leaf1.json", lambda db: db["PFC_WD"].pop("Ethernet0"))
     broken = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert broken.code == 1
@@ -218,6 +219,46 @@ TEXT_SEEDED = {
         "interface Ethernet1/31\n  description fabric uplink\n  mtu 9000",
         "LL106",
         "interface Ethernet1/31",
+    ),
+    # Cumulus NVUE: leaf2.yaml
+    ("cumulus", "pfc-priority-changed-on-one-end"): (
+        "leaf2.yaml",
+        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
+        "          switch-priority:\n            '3': {}",
+        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
+        "          switch-priority:\n            '4': {}",
+        "LL105",
+        "swp31:",
+    ),
+    ("cumulus", "ecn-max-above-pfc-trigger"): (
+        "leaf2.yaml",
+        "max-threshold: 1500000",
+        "max-threshold: 900000000",
+        "LL112",
+        "swp31:",
+    ),
+    ("cumulus", "watchdog-removed"): (
+        "leaf2.yaml",
+        "profile: roce-50m\n          pfc-watchdog: {}\n",
+        "profile: roce-50m\n",
+        "LL114",
+        "swp31:",
+    ),
+    ("cumulus", "cnp-queue-made-lossless"): (
+        "leaf2.yaml",
+        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
+        "          switch-priority:\n            '3': {}",
+        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
+        "          switch-priority:\n            '3': {}\n            '6': {}",
+        "LL121",
+        "swp31:",
+    ),
+    ("cumulus", "mtu-mismatch"): (
+        "leaf2.yaml",
+        "swp31:\n        description: fabric uplink\n        link:\n          mtu: 9100",
+        "swp31:\n        description: fabric uplink\n        link:\n          mtu: 9000",
+        "LL106",
+        "swp31:",
     ),
 }
 

@@ -256,7 +256,9 @@ def load_yaml(path: str | Path, *, display_name: str | None = None) -> Document:
     return parse_yaml_text(_decode(file, raw), file)
 
 
-def parse_yaml_text(text: str, file: str) -> Document:
+def parse_yaml_text(text: str, file: str, *, top: type[Node] = MappingNode) -> Document:
+    """Parse YAML text; `top` is the node kind the document must be (a mapping by default,
+    SequenceNode for NVUE's list of operations)."""
     yaml = YAML(typ="safe", pure=True)
     yaml.Composer = _GuardedComposer
     try:
@@ -272,12 +274,13 @@ def parse_yaml_text(text: str, file: str) -> Document:
         raise InputError([Problem(file, 1, 1, "", f"YAML: {error}")]) from None
     if root is None:
         raise InputError([Problem(file, 1, 1, "", "file is empty: expected a mapping")])
-    if not isinstance(root, MappingNode):
-        kind = "a list" if isinstance(root, SequenceNode) else "a single value"
+    if not isinstance(root, top):
+        kind = {MappingNode: "a mapping", SequenceNode: "a list"}.get(type(root), "a single value")
+        wanted = "a mapping" if top is MappingNode else "a list"
         raise InputError(
             [
                 Problem(
-                    file, *_mark(root.start_mark), "", f"expected a mapping at the top, not {kind}"
+                    file, *_mark(root.start_mark), "", f"expected {wanted} at the top, not {kind}"
                 )
             ]
         )

@@ -22,7 +22,8 @@ from ruamel.yaml import YAML
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
-from lossless.vendors.common import group
+from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.cumulus_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "cumulus/startup.yaml.j2"
 EXTENSION = "yaml"
@@ -80,7 +81,7 @@ def nvue_set(device: DevicePlan) -> dict[str, Any]:
         },
         "pfc": {
             name: {
-                "switch-priority": dict(priorities),
+                "switch-priority": {p: {} for p in priorities},
                 "cable-length": whole_metres(ports[0].cable_m or 0),
                 "rx": "enable",
                 "tx": "enable",
@@ -141,3 +142,22 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     stream = io.StringIO()
     yaml.dump([{"set": nvue_set(device)}], stream)
     return {"nvue_yaml": stream.getvalue().rstrip("\n")}
+
+
+def expressed(device: DevicePlan) -> dict[str, Any]:
+    """What NVUE YAML says about a device (compared on for round trip and drift)."""
+    return expressed_facts(
+        device,
+        ("speed_mbps", "mtu", "lossless", "pfc_priorities", "cable_m", "ecn", "watchdog_enabled"),
+        (
+            "dscp_to_tc",
+            "tc_to_queue",
+            "queues",
+            "lossless_priorities",
+            "roce",
+            "cnp",
+            "watchdog_poll_ms",
+            "ecmp_seed",
+            "ecmp_udp_source_port",
+        ),
+    )
