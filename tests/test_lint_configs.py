@@ -118,17 +118,33 @@ def test_config_alone(run, configs):
     assert run("lint", "--config", str(configs / "spine1.cfg"), "--os", "eos").code == 0
     assert run("lint", "--config", str(configs / "leaf3.cfg"), "--os", "nxos").code == 0
     assert run("lint", "--config", str(configs / "leaf2.yaml"), "--os", "cumulus").code == 0
+    assert run("lint", "--config", str(configs / "leaf4.conf"), "--os", "junos").code == 0
     _edit_json(configs / "leaf1.json", lambda db: db["PFC_WD"].pop("Ethernet0"))
     broken = run("lint", "--config", str(configs / "leaf1.json"), "--os", "sonic")
     assert broken.code == 1
     assert " error LL114 " in broken.out
 
 
-def test_config_alone_needs_an_os_with_a_parser(run, configs):
-    result = run("lint", "--config", str(configs / "leaf4.conf"), "--os", "junos")
-    assert result.code == 2
-    assert "no parser for junos" in result.err
+def test_config_alone_needs_an_os_and_no_inventory(run, configs):
     assert run("lint", "--config", str(configs / "leaf1.json")).code == 2
+    assert (
+        run(
+            "lint",
+            str(INVENTORIES / "lab.yaml"),
+            "--config",
+            str(configs / "leaf1.json"),
+            "--os",
+            "sonic",
+        ).code
+        == 2
+    )
+
+
+def test_every_os_has_a_parser():
+    assert all(
+        hasattr(vendor, "parse_file") and hasattr(vendor, "expressed")
+        for vendor in VENDORS.values()
+    )
 
 
 def test_missing_config_is_a_warning(run, configs):
@@ -259,6 +275,46 @@ TEXT_SEEDED = {
         "swp31:\n        description: fabric uplink\n        link:\n          mtu: 9000",
         "LL106",
         "swp31:",
+    ),
+    # Junos: leaf4.conf
+    ("junos", "pfc-priority-changed-on-one-end"): (
+        "leaf4.conf",
+        "no-loss pfc-priority 3;",
+        "no-loss pfc-priority 4;",
+        "LL105",
+        "et-0/0/30 {",
+    ),
+    # Junos ECN thresholds are percent of the lossless queue's buffer, which the plan takes as
+    # the PFC trigger: a fill level cannot exceed it. The ECN defect Junos can carry is a
+    # lossless scheduler without ECN.
+    ("junos", "ecn-removed-from-lossless-queue"): (
+        "leaf4.conf",
+        "            explicit-congestion-notification;\n",
+        "",
+        "LL110",
+        "et-0/0/30 {",
+    ),
+    ("junos", "watchdog-removed"): (
+        "leaf4.conf",
+        "ROCE_PFC_100M {\n            pfc-watchdog {\n                poll-interval 100;"
+        "\n                detection 2;\n                recovery 200;\n            }\n",
+        "ROCE_PFC_100M {\n",
+        "LL114",
+        "et-0/0/30 {",
+    ),
+    ("junos", "cnp-queue-made-lossless"): (
+        "leaf4.conf",
+        "class CNP queue-num 6;",
+        "class CNP queue-num 6 no-loss pfc-priority 6;",
+        "LL121",
+        "et-0/0/30 {",
+    ),
+    ("junos", "mtu-mismatch"): (
+        "leaf4.conf",
+        'et-0/0/30 {\n        description "fabric uplink";\n        mtu 9100;',
+        'et-0/0/30 {\n        description "fabric uplink";\n        mtu 9000;',
+        "LL106",
+        "et-0/0/30 {",
     ),
 }
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import whole_metres
-from lossless.vendors.common import group
+from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.junos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "junos/device.conf.j2"
 EXTENSION = "conf"
@@ -87,3 +88,33 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         ],
         "hash_ports": device.ecmp.hashes_udp_source_port,
     }
+
+
+def expressed(device: DevicePlan) -> dict[str, Any]:
+    """What a Junos config says about a device (compared on for round trip and drift). ECN
+    thresholds are compared as the fill-level percentages Junos holds."""
+    facts = expressed_facts(
+        device,
+        ("mtu", "lossless", "pfc_priorities", "cable_m", "watchdog_enabled"),
+        (
+            "dscp_to_tc",
+            "tc_to_queue",
+            "queues",
+            "lossless_priorities",
+            "roce",
+            "cnp",
+            "watchdog_poll_ms",
+            "ecmp_udp_source_port",
+        ),
+    )
+    for port in device.ports.values():
+        facts["ports"][port.name]["ecn_percent"] = sorted(
+            (
+                e.queue,
+                fill_percent(e.min_bytes, e.pfc_trigger_bytes),
+                fill_percent(e.max_bytes, e.pfc_trigger_bytes),
+                e.probability_percent,
+            )
+            for e in port.ecn
+        )
+    return facts
