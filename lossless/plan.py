@@ -61,6 +61,7 @@ class PortPlan:
     watchdog: WatchdogPlan | None
     source: str
     lint_ignore: dict[str, str] = field(default_factory=dict)  # rule ID -> reason
+    wred_drop_queues: list[int] = field(default_factory=list)  # queues a config WRED-drops on
 
 
 @dataclass

@@ -87,6 +87,12 @@ SEEDED = {
         "LL121",
         ('"Ethernet4": {', '"PORT_QOS_MAP"'),
     ),
+    "wred-drop-on-lossless-queue": (
+        "leaf1.json",
+        lambda db: db["WRED_PROFILE"]["ROCE_150000_1500000_P100"].update(ecn="ecn_none"),
+        "LL122",
+        ('"Ethernet0": {', '"PORT_QOS_MAP"'),
+    ),
     "mtu-mismatch": (
         "spine2.json",
         lambda db: db["PORT"]["Ethernet8"].update(mtu="9000"),
@@ -275,6 +281,36 @@ TEXT_SEEDED = {
         "swp31:\n        description: fabric uplink\n        link:\n          mtu: 9000",
         "LL106",
         "swp31:",
+    ),
+    ("eos", "wred-drop-on-lossless-queue"): (
+        "spine1.cfg",
+        "max-mark-probability 100 weight 0\n",
+        "max-mark-probability 100 weight 0\n"
+        "      random-detect drop minimum-threshold 100 kbytes maximum-threshold 200 kbytes "
+        "drop-probability 10\n",
+        "LL122",
+        "interface Ethernet1/1",
+    ),
+    ("nxos", "wred-drop-on-lossless-queue"): (
+        "leaf3.cfg",
+        "drop-probability 100 weight 0 ecn",
+        "drop-probability 100 weight 0",
+        "LL122",
+        "interface Ethernet1/31",
+    ),
+    ("cumulus", "wred-drop-on-lossless-queue"): (
+        "leaf2.yaml",
+        "red: disable",
+        "red: enable",
+        "LL122",
+        "swp31:",
+    ),
+    ("junos", "wred-drop-on-lossless-queue"): (
+        "leaf4.conf",
+        "            explicit-congestion-notification;\n",
+        "",
+        "LL122",
+        "et-0/0/30 {",
     ),
     # Junos: leaf4.conf
     ("junos", "pfc-priority-changed-on-one-end"): (

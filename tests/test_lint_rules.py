@@ -113,6 +113,10 @@ def _break_mtu(plan):
     _port(plan).mtu = 1500
 
 
+def _break_wred(plan):
+    _port(plan).wred_drop_queues = [3]
+
+
 def _break_weights(plan):
     for queue in plan.devices["leaf1"].queues:
         if queue.weight:
@@ -135,6 +139,7 @@ CASES = {
     "LL113": (_break_cnp, "inventories/lab.yaml:35:3"),
     "LL120": (_break_cable, "inventories/lab.yaml:42:7"),
     "LL121": (_break_cnp_pfc, "inventories/lab.yaml:42:7"),
+    "LL122": (_break_wred, "inventories/lab.yaml:42:7"),
     "LL114": (_break_watchdog, "inventories/lab.yaml:42:7"),
     "LL115": (_break_watchdog_timers, "inventories/lab.yaml:42:7"),
     "LL116": (_break_ecmp_fields, "inventories/lab.yaml:35:3"),

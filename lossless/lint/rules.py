@@ -250,6 +250,15 @@ def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             yield f"lossless queue {queue} has no ECN marking"
 
 
+@rule("LL122", "no-wred-drop-on-lossless", "error", "port", "physics.md 4 rule 10")
+def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """No WRED drop on a lossless queue ("Do not enable WRED on lossless traffic flows",
+    Juniper): the class is meant never to drop; only ECN marking belongs there."""
+    lossless_queues = {device.maps.pfc_priority_to_queue.get(p, p) for p in port.pfc_priorities}
+    for queue in sorted(lossless_queues & set(port.wred_drop_queues)):
+        yield f"lossless queue {queue} has WRED drop enabled"
+
+
 @rule("LL111", "ecn-thresholds-valid", "error", "port", "physics.md 4 rule 10")
 def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""

@@ -98,6 +98,11 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
             and maps.tc_to_queue.get(int(tc), int(tc))
             in [maps.tc_to_queue.get(p, p) for p in priorities]
         ]
+        port.wred_drop_queues = sorted(
+            maps.tc_to_queue.get(int(tc), int(tc))
+            for tc, e in ecn_classes.items()
+            if e.get("red") == "enable"
+        )
         port.watchdog = None
         if port.lossless:
             port.watchdog = copy.copy(watchdog)

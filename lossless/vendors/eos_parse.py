@@ -46,6 +46,7 @@ def _profile(node: Any, cell: int) -> dict[str, Any]:
         "watchdog": False,
         "queues": {},
         "ecn": {},
+        "drop": set(),
     }
     for child in node.children:
         text = child.text
@@ -63,6 +64,8 @@ def _profile(node: Any, cell: int) -> dict[str, Any]:
                     entry["strict"] = True
                 elif bandwidth := re.fullmatch(r"bandwidth (?:guaranteed )?percent (\d+)", line):
                     entry["weight"] = int(bandwidth.group(1))
+                elif line.startswith("random-detect drop"):
+                    profile["drop"].add(queue)
                 elif ecn := _ECN.match(line):
                     profile["ecn"][queue] = (
                         _bytes(ecn.group(1), ecn.group(2), cell),
@@ -139,6 +142,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
             if lossless and profile
             else []
         )
+        port.wred_drop_queues = sorted(profile["drop"]) if profile else []
         port.watchdog = None
         if lossless and profile:
             port.watchdog = copy.copy(watchdog)

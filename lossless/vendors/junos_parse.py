@@ -157,6 +157,15 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
             no_loss,
             hint,
         )
+        # A drop profile without explicit-congestion-notification drops instead of marking.
+        port_map = scheduler_maps.get(interface_map.get(port_name, ""), {})
+        port.wred_drop_queues = sorted(
+            classes[fc]["queue"]
+            for fc, name in port_map.items()
+            if fc in classes
+            and schedulers.get(name, {}).get("drop")
+            and not schedulers.get(name, {}).get("ecn")
+        )
         ports[port_name] = port
     device.ports = ports
     device.lossless_priorities = priorities

@@ -75,7 +75,12 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
                 if not cls:
                     continue
                 queue = _queue(cls.group(1))
-                entry: dict[str, Any] = {"strict": False, "weight": None, "ecn": None}
+                entry: dict[str, Any] = {
+                    "strict": False,
+                    "weight": None,
+                    "ecn": None,
+                    "drop": False,
+                }
                 for child in (c.text for c in _children(class_node)):
                     if child.startswith("priority level"):
                         entry["strict"] = True
@@ -87,6 +92,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
                             int(ecn.group(3)) * _UNITS.get(ecn.group(4), 1),
                             int(ecn.group(5) or 100),
                         )
+                    elif child.startswith("random-detect "):  # WRED without `ecn`: drops
+                        entry["drop"] = True
                 if queue is not None:
                     egress[queue] = entry
         elif seed := re.match(r"ip load-sharing address .*universal-id (\d+)", text_):
@@ -126,6 +133,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
             for q, e in sorted(egress.items())
             if port.lossless and q in lossless_queues and e["ecn"]
         ]
+        port.wred_drop_queues = [q for q, e in sorted(egress.items()) if e["drop"]]
         ports[port_name] = port
     device.ports = ports
     device.lossless_priorities = sorted(set(no_drop))

@@ -72,6 +72,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         port.cable_m = _cable_m(cables[port_name]) if port_name in cables else None
         port.headroom = _headroom(db, port_name, where)
         port.ecn = _ecn(db, port_name, where)
+        port.wred_drop_queues = _wred_drop(db, port_name)
         port.watchdog = _watchdog(db, port_name, qos, device.watchdog.poll_ms)
         ports[port_name] = port
     device.ports = ports
@@ -173,6 +174,19 @@ def _ecn(db: dict[str, Any], port: str, where: _Where) -> list[EcnPlan]:
             )
         )
     return sorted(result, key=lambda e: e.queue)
+
+
+def _wred_drop(db: dict[str, Any], port: str) -> list[int]:
+    """Queues whose WRED profile drops instead of marking (ecn_none with WRED enabled)."""
+    queues = []
+    profiles = db.get("WRED_PROFILE", {})
+    for key, fields in db.get("QUEUE", {}).items():
+        name, _, queue = key.partition("|")
+        profile = profiles.get(fields.get("wred_profile", ""), {})
+        enabled = any(profile.get(f"wred_{c}_enable") == "true" for c in ("green", "yellow", "red"))
+        if name == port and enabled and profile.get("ecn", "ecn_none") == "ecn_none":
+            queues.append(int(queue))
+    return sorted(queues)
 
 
 def _watchdog(
