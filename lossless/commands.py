@@ -154,7 +154,7 @@ def rules_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import RULES
 
     if args.rule is None:
-        for listed in RULES.values():
+        for listed in sorted(RULES.values(), key=lambda r: r.id):
             print(f"{listed.id}  {listed.severity:<7}  {listed.name}")
         return 0
     chosen = RULES.get(args.rule.upper())
