@@ -24,6 +24,29 @@ def seconds(ms: int, decimals: int) -> str:
     return text or "0"
 
 
+def queue_plan(queue: int, strict: bool, weight: int | None, lossless_queues: set[int]) -> Any:
+    """A parsed queue: lossless ones carry RoCE, a strict one carries CNP, the rest default."""
+    from lossless.plan import QueuePlan
+
+    lossless = queue in lossless_queues
+    traffic = "roce" if lossless else ("cnp" if strict else "default")
+    return QueuePlan(
+        queue, "strict" if strict else "dwrr", None if strict else weight, lossless, traffic
+    )
+
+
+def read_config(path: str) -> str:
+    """A config file's text, or bad input naming the file."""
+    from pathlib import Path
+
+    from lossless.errors import InputError, Problem
+
+    try:
+        return Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
+
+
 def top_level_lines(text: str) -> dict[str, int]:
     """1-based line number of each unindented line of a CLI config (first occurrence)."""
     lines: dict[str, int] = {}

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from pathlib import Path
 from typing import Any
 
 from ruamel.yaml.nodes import SequenceNode
 
-from lossless.errors import InputError, Problem
 from lossless.inventory.yamlsource import parse_yaml_text
-from lossless.plan import DevicePlan, EcnPlan, QueuePlan, WatchdogPlan
+from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
 from lossless.units import parse_speed
-from lossless.vendors.common import infer_traffic_classes
+from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config
 from lossless.vendors.skeleton import skeleton_device, skeleton_port
 
 PROFILE = "default-global"
@@ -113,15 +111,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     lossless_queues = {maps.tc_to_queue.get(p, p) for p in device.lossless_priorities}
     scheduler = qos.get("egress-scheduler", {}).get(PROFILE, {}).get("traffic-class", {})
     device.queues = [
-        QueuePlan(
-            queue=int(tc),
-            scheduler="strict" if e.get("mode") == "strict" else "dwrr",
-            weight=None if e.get("mode") == "strict" else int(e.get("bw-percent", 0)),
-            lossless=int(tc) in lossless_queues,
-            traffic="roce"
-            if int(tc) in lossless_queues
-            else ("cnp" if e.get("mode") == "strict" else "default"),
-        )
+        queue_plan(int(tc), e.get("mode") == "strict", int(e.get("bw-percent", 0)), lossless_queues)
         for tc, e in sorted(scheduler.items(), key=lambda item: int(item[0]))
     ]
     device.watchdog = watchdog
@@ -138,8 +128,4 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
-    return parse(text, path, name, hint)
+    return parse(read_config(path), path, name, hint)

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 from typing import Any
 
 from hier_config import Platform, get_hconfig
 
-from lossless.errors import InputError, Problem
-from lossless.plan import DevicePlan, EcnPlan, QueuePlan, WatchdogPlan
-from lossless.vendors.common import infer_traffic_classes
+from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
+from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config
 from lossless.vendors.skeleton import skeleton_device, skeleton_port
 
 DEFAULT_CLASS_QUEUES = {"best-effort": 0}  # QFX default forwarding class [UNV for others]
@@ -172,16 +170,11 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     first_map = next(iter(scheduler_maps.values()), {})
     device.queues = sorted(
         (
-            QueuePlan(
-                queue=classes[fc]["queue"],
-                scheduler="strict" if schedulers.get(s, {}).get("strict") else "dwrr",
-                weight=None
-                if schedulers.get(s, {}).get("strict")
-                else schedulers.get(s, {}).get("rate"),
-                lossless=fc in no_loss,
-                traffic="roce"
-                if fc in no_loss
-                else ("cnp" if schedulers.get(s, {}).get("strict") else "default"),
+            queue_plan(
+                classes[fc]["queue"],
+                bool(schedulers.get(s, {}).get("strict")),
+                schedulers.get(s, {}).get("rate"),
+                {classes[name]["queue"] for name in no_loss},
             )
             for fc, s in first_map.items()
             if fc in classes
@@ -234,8 +227,4 @@ def _ecn(port, scheduler_map, schedulers, drop_profiles, classes, no_loss, hint)
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
-    return parse(text, path, name, hint)
+    return parse(read_config(path), path, name, hint)

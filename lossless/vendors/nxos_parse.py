@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 from typing import Any
 
 from hier_config import Platform, get_hconfig
 
-from lossless.errors import InputError, Problem
-from lossless.plan import DevicePlan, EcnPlan, QueuePlan, WatchdogPlan
-from lossless.vendors.common import infer_traffic_classes, top_level_lines
+from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
+from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config, top_level_lines
 from lossless.vendors.skeleton import skeleton_device, skeleton_port
 
 _UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000}
@@ -138,13 +136,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device.ports = ports
     device.lossless_priorities = sorted(set(no_drop))
     device.queues = [
-        QueuePlan(
-            queue=q,
-            scheduler="strict" if e["strict"] else "dwrr",
-            weight=None if e["strict"] else e["weight"],
-            lossless=q in lossless_queues,
-            traffic="roce" if q in lossless_queues else ("cnp" if e["strict"] else "default"),
-        )
+        queue_plan(q, e["strict"], e["weight"], lossless_queues)
         for q, e in sorted(egress.items())
         if e["strict"] or e["weight"]
     ]
@@ -165,8 +157,4 @@ def _numbers(text: str) -> list[int]:
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
-    return parse(text, path, name, hint)
+    return parse(read_config(path), path, name, hint)

@@ -25,7 +25,7 @@ from lossless.plan import (
     QueuePlan,
     WatchdogPlan,
 )
-from lossless.vendors.common import infer_traffic_classes
+from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config
 from lossless.vendors.skeleton import skeleton_device, skeleton_port
 
 
@@ -234,16 +234,8 @@ def _device_facts(device: DevicePlan, db: dict[str, Any]) -> None:
         scheduler = schedulers.get(fields.get("scheduler", ""), {})
         queue = int(queue_text)
         strict = scheduler.get("type") == "STRICT"
-        is_lossless = queue in [maps.pfc_priority_to_queue.get(p, p) for p in lossless]
-        queues.append(
-            QueuePlan(
-                queue=queue,
-                scheduler="strict" if strict else "dwrr",
-                weight=None if strict else int(scheduler.get("weight", 0)),
-                lossless=is_lossless,
-                traffic="roce" if is_lossless else ("cnp" if strict else "default"),
-            )
-        )
+        lossless_queues = {maps.pfc_priority_to_queue.get(p, p) for p in lossless}
+        queues.append(queue_plan(queue, strict, int(scheduler.get("weight", 0)), lossless_queues))
     if queues:
         device.queues = sorted(queues, key=lambda q: q.queue)
     infer_traffic_classes(device)
@@ -268,10 +260,4 @@ def _device_facts(device: DevicePlan, db: dict[str, Any]) -> None:
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    from pathlib import Path
-
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
-    return parse(text, path, name, hint)
+    return parse(read_config(path), path, name, hint)
