@@ -60,6 +60,12 @@ def _rules(args: argparse.Namespace) -> int:
     return rules_command(args)
 
 
+def _diff(args: argparse.Namespace) -> int:
+    from lossless.commands import diff_command
+
+    return diff_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
@@ -115,6 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=["text", "json", "sarif", "github", "junit"], default="text"
     )
     lint.set_defaults(handler=_lint)
+
+    diff = commands.add_parser(
+        "diff", help="what would change on each switch: against backups, or live (napalm)"
+    )
+    diff.add_argument("inventory")
+    diff.add_argument("--running", help="folder of running-config backups, one per device")
+    diff.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    diff.add_argument("--format", choices=["text", "json"], default="text")
+    diff.add_argument("--exit-code", action="store_true", help="exit 1 when anything would change")
+    diff.set_defaults(handler=_diff)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
     rules.add_argument("rule", nargs="?", help="a rule ID, e.g. LL101")

@@ -167,6 +167,21 @@ def rules_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def diff_command(args: argparse.Namespace) -> int:
+    from lossless.deploy.offline import offline_diff, render_json, render_text
+
+    inventory = load_inventory(args.inventory)
+    _require_devices(inventory, args.device, args.inventory)
+    if not args.running:
+        raise UsageError("give --running DIR (backups of the running configs)")
+    folder = Path(args.running)
+    if not folder.is_dir():
+        raise UsageError(f"--running: {folder} is not a folder")
+    diffs = offline_diff(plan_fabric(inventory, args.device or None), folder)
+    print(render_json(diffs) if args.format == "json" else render_text(diffs))
+    return 1 if args.exit_code and any(d.changes for d in diffs) else 0
+
+
 def _split(text: str, parse, what: str) -> list:
     values = []
     for item in text.split(","):

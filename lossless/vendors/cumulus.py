@@ -161,3 +161,63 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "ecmp_udp_source_port",
         ),
     )
+
+
+DIFF_KIND = "nvue-commands"
+
+
+def _leaves(tree: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
+    """Every leaf of an NVUE tree by path; an empty mapping is a leaf (`pfc-watchdog: {}`)."""
+    if isinstance(tree, dict) and tree:
+        leaves: dict[tuple[str, ...], Any] = {}
+        for key, value in tree.items():
+            leaves.update(_leaves(value, (*path, str(key))))
+        return leaves
+    return {path: tree}
+
+
+def _owned(path: tuple[str, ...], interfaces: set[str]) -> bool:
+    if path[:1] == ("qos",):
+        return True
+    if path[:1] == ("interface",) and len(path) > 2 and path[1] in interfaces:
+        return path[2] in ("qos", "description") or path[2:4] in (
+            ("link", "mtu"),
+            ("link", "speed"),
+        )
+    return path[:3] in (
+        ("system", "forwarding", "hash-seed"),
+        ("system", "forwarding", "ecmp-hash"),
+    )
+
+
+def _set_tree(text: str) -> dict[str, Any]:
+    loaded = YAML(typ="safe", pure=True).load(text) or []
+    tree: dict[str, Any] = {}
+    for operation in loaded if isinstance(loaded, list) else []:
+        if isinstance(operation, dict) and isinstance(operation.get("set"), dict):
+            tree = operation["set"]
+    return tree
+
+
+def _command(verb: str, path: tuple[str, ...], value: Any = None) -> str:
+    words = [verb, *path]
+    if value is not None and value != {}:
+        words.append(str(value))
+    return " ".join(words)
+
+
+def diff(running: str, intended: str) -> list[str]:
+    """`nv set` / `nv unset` commands from a running NVUE config (`nv config show -o yaml`) to
+    the intended one, over what lossless owns: all of qos, the qos, description, MTU and speed
+    of our interfaces, and the ECMP hash seed and fields."""
+    intended_leaves = _leaves(_set_tree(intended))
+    interfaces = {path[1] for path in intended_leaves if path[:1] == ("interface",)}
+    wanted = {p: v for p, v in intended_leaves.items() if _owned(p, interfaces)}
+    have = {p: v for p, v in _leaves(_set_tree(running)).items() if _owned(p, interfaces)}
+    commands = [_command("nv unset", path) for path in sorted(have) if path not in wanted]
+    commands += [
+        _command("nv set", path, value)
+        for path, value in wanted.items()
+        if have.get(path, object()) != value
+    ]
+    return commands

@@ -140,3 +140,31 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
                 "drop" if action == "drop" else "notify-only",
             )
     return facts
+
+
+# Whole QoS domains lossless owns on EOS; other sections only when the intended config has them.
+OWNED_SECTIONS = (
+    "qos map ",
+    "priority-flow-control ",
+    "hardware counter feature ecn",
+    "platform trident mmu ",
+)
+OWNED_INTERFACE_LINES = ("mtu ", "speed ", "description ", "service-profile ", "tx-queue ")
+
+
+DIFF_KIND = "remediation"
+
+
+def diff(running: str, intended: str) -> list[str]:
+    """EOS remediation lines (hier_config) for the lossless-owned part of the config."""
+    from hier_config import Platform
+
+    from lossless.vendors.remediation import cli_remediation
+
+    return cli_remediation(
+        Platform.ARISTA_EOS,
+        running,
+        intended,
+        lambda text: text.startswith(OWNED_SECTIONS),
+        lambda line: line.startswith(OWNED_INTERFACE_LINES),
+    )

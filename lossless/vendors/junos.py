@@ -9,6 +9,7 @@ the lossless queue can use: the PFC trigger of the plan (physics.md 3.4).
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
@@ -118,3 +119,27 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             for e in port.ecn
         )
     return facts
+
+
+OWNED_STATEMENTS = ("set class-of-service ", "set forwarding-options hash-key ")
+_INTERFACE_LINE = re.compile(r"set interfaces (\S+) (mtu|description) ")
+
+
+DIFF_KIND = "set-commands"
+
+
+def diff(running: str, intended: str) -> list[str]:
+    """Junos `set`/`delete` statements for the lossless-owned part of the config: all of
+    class-of-service and the hash key, and the MTU and description of our interfaces."""
+    from hier_config import Platform
+
+    from lossless.vendors.remediation import set_line_remediation
+
+    ours = {m.group(1) for m in _INTERFACE_LINE.finditer(intended)}
+    ours |= set(re.findall(r"^    (\S+) \{$", intended.split("class-of-service {")[0], re.M))
+
+    def owns(statement: str) -> bool:
+        match = _INTERFACE_LINE.match(statement + " ")
+        return statement.startswith(OWNED_STATEMENTS) or bool(match and match.group(1) in ours)
+
+    return set_line_remediation(Platform.JUNIPER_JUNOS, running, intended, owns)

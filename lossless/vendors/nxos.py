@@ -99,3 +99,30 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "ecmp_udp_source_port",
         ),
     )
+
+
+OWNED_SECTIONS = ("priority-flow-control ", "ip load-sharing ", "system qos")
+OWNED_INTERFACE_LINES = (
+    "mtu ",
+    "description ",
+    "priority-flow-control ",
+    "service-policy type qos ",
+)
+
+
+DIFF_KIND = "remediation"
+
+
+def diff(running: str, intended: str) -> list[str]:
+    """NX-OS remediation lines (hier_config) for the lossless-owned part of the config."""
+    from hier_config import Platform
+
+    from lossless.vendors.remediation import cli_remediation
+
+    return cli_remediation(
+        Platform.CISCO_NXOS,
+        running,
+        intended,
+        lambda text: text.startswith(OWNED_SECTIONS),
+        lambda line: line.startswith(OWNED_INTERFACE_LINES),
+    )

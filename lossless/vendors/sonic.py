@@ -211,3 +211,46 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "headroom_settings",
         ),
     )
+
+
+DIFF_KIND = "json-patch"
+OWNED_PORT_FIELDS = ("mtu", "speed")
+# Tables keyed by port ("Ethernet0" or "Ethernet0|3"): every entry of our ports is ours.
+PORT_KEYED = ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "PFC_WD")
+
+
+def diff(running: str, intended: str) -> list[dict[str, Any]]:
+    """RFC 6902 JSON patch (what `config apply-patch` takes) from a running config_db.json to
+    the intended fragment, over what lossless owns: our entries of named tables (never other
+    profiles or maps), every entry of our ports in port-keyed tables, our ports' cable
+    lengths, and only mtu and speed of PORT."""
+    import jsonpatch
+
+    current, wanted = json.loads(running), json.loads(intended)
+    ports = set(wanted.get("PORT", {}))
+    scoped: dict[str, Any] = {}
+    for table, entries in wanted.items():
+        have = current.get(table, {})
+        if table == "PORT":
+            scoped[table] = {
+                key: {f: v for f, v in have[key].items() if f in OWNED_PORT_FIELDS}
+                for key in entries
+                if key in have
+            }
+        elif table == "CABLE_LENGTH":
+            scoped[table] = {
+                key: {p: v for p, v in have.get(key, {}).items() if p in ports}
+                for key in entries
+                if key in have
+            }
+        elif table in PORT_KEYED:
+            scoped[table] = {
+                key: fields
+                for key, fields in have.items()
+                if key in entries or key.split("|")[0] in ports
+            }
+        else:
+            scoped[table] = {key: fields for key, fields in have.items() if key in entries}
+        if table not in current:
+            del scoped[table]
+    return list(jsonpatch.make_patch(scoped, wanted))
