@@ -130,7 +130,30 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--device", action="append", default=[], help="only this device (repeat)")
     diff.add_argument("--format", choices=["text", "json"], default="text")
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when anything would change")
+    diff.add_argument(
+        "--live",
+        action="store_true",
+        help="ask the switches through napalm (compare_config; nothing is committed)",
+    )
+    add_device_access_arguments(diff)
     diff.set_defaults(handler=_diff)
+
+    push = commands.add_parser("push", help="load the rendered configs onto switches (napalm)")
+    push.add_argument("inventory")
+    push.add_argument("--device", action="append", default=[], help="a device to push (repeat)")
+    push.add_argument("--all", action="store_true", help="every device of the inventory")
+    push.add_argument("--commit", action="store_true", help="commit (default: dry run)")
+    push.add_argument("--canary", type=int, default=1, help="devices pushed alone first (1)")
+    push.add_argument("--batch-size", type=int, default=10, help="devices per batch after them")
+    push.add_argument(
+        "--revert-in",
+        type=int,
+        default=300,
+        help="commit-confirm timer in seconds where the driver has one (0: off)",
+    )
+    push.add_argument("--format", choices=["text", "json"], default="text")
+    add_device_access_arguments(push)
+    push.set_defaults(handler=_push)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
     rules.add_argument("rule", nargs="?", help="a rule ID, e.g. LL101")
@@ -164,6 +187,27 @@ def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=["table", "json", "csv", "pg-profile-lookup"], default="table"
     )
+
+
+def add_device_access_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--credentials",
+        help="YAML file with device credentials (chmod 600), "
+        "else LOSSLESS_USERNAME / LOSSLESS_PASSWORD",
+    )
+    parser.add_argument("--workers", type=int, default=20, help="devices worked on at once")
+    parser.add_argument(
+        "--mock",
+        metavar="DIR",
+        help="use napalm's mock driver with recorded responses in DIR/<device>/ "
+        "(tests and rehearsals)",
+    )
+
+
+def _push(args: argparse.Namespace) -> int:
+    from lossless.commands import push_command
+
+    return push_command(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

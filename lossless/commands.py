@@ -167,19 +167,76 @@ def rules_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deployer(args: argparse.Namespace, plan):
+    from lossless.deploy.credentials import CredentialStore
+
+    try:
+        from lossless.deploy.live import Deployer
+    except ImportError:
+        raise UsageError(
+            "the live steps need napalm and nornir: pip install 'lossless[deploy]'"
+        ) from None
+
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    return Deployer(plan, CredentialStore(args.credentials), args.mock, args.workers)
+
+
 def diff_command(args: argparse.Namespace) -> int:
     from lossless.deploy.offline import offline_diff, render_json, render_text
 
     inventory = load_inventory(args.inventory)
     _require_devices(inventory, args.device, args.inventory)
+    if args.live:
+        from lossless.deploy.report import ProgressReporter, render_results
+
+        plan = plan_fabric(inventory, args.device or None)
+        devices = list(plan.devices.values())
+        with ProgressReporter(len(devices), "live diff") as progress:
+            results = _deployer(args, plan).diff(devices, progress)
+        print(render_results(results, args.format), end="")
+        failed = any(r.failed for r in results)
+        changed = any(r.status == "would-change" for r in results)
+        return 1 if failed or (args.exit_code and changed) else 0
     if not args.running:
-        raise UsageError("give --running DIR (backups of the running configs)")
+        raise UsageError("give --running DIR (backups of the running configs) or --live")
     folder = Path(args.running)
     if not folder.is_dir():
         raise UsageError(f"--running: {folder} is not a folder")
     diffs = offline_diff(plan_fabric(inventory, args.device or None), folder)
     print(render_json(diffs) if args.format == "json" else render_text(diffs))
     return 1 if args.exit_code and any(d.changes for d in diffs) else 0
+
+
+def push_command(args: argparse.Namespace) -> int:
+    from lossless.deploy.report import ProgressReporter, render_results
+    from lossless.lint.registry import lint
+    from lossless.lint.report import text
+
+    inventory = load_inventory(args.inventory)
+    if not args.device and not args.all:
+        raise UsageError("name the devices to push with --device (repeat), or --all")
+    _require_devices(inventory, args.device, args.inventory)
+    if args.canary < 0 or args.batch_size < 1 or args.revert_in < 0:
+        raise UsageError("--canary >= 0, --batch-size >= 1 and --revert-in >= 0")
+    plan = plan_fabric(inventory)
+    selected = [d for name, d in plan.devices.items() if args.all or name in args.device]
+    names = {d.name for d in selected}
+    errors = [
+        f
+        for f in lint(plan).findings
+        if f.severity == "error" and (f.device is None or f.device in names)
+    ]
+    if errors:
+        print(text(errors))
+        print("push refused: fix the lint errors first")
+        return 1
+    with ProgressReporter(len(selected), "push") as progress:
+        results = _deployer(args, plan).push(
+            selected, args.commit, args.canary, args.batch_size, args.revert_in, progress
+        )
+    print(render_results(results, args.format), end="")
+    return 1 if any(r.failed or r.status == "skipped" for r in results) else 0
 
 
 def _split(text: str, parse, what: str) -> list:

@@ -1,0 +1,259 @@
+"""Live diff and push through napalm, fanned out with nornir.
+
+Live diff: load_merge_candidate -> compare_config -> discard_config; nothing is committed.
+Push (ecosystem.md 1 and 3): dry run unless asked to commit; refuses while lint finds errors
+(the caller checks); canary devices first, then batches, stopping at the first failure. Where
+the driver has commit-confirm (eos, junos) the commit is made with revert_in, the running
+config is read back and parsed, and only if it matches the plan for what lossless owns is the
+commit confirmed; elsewhere (nxos) a failed post-check rolls back. Any failure before the
+commit discards the candidate.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nornir.core import Nornir
+from nornir.core.inventory import ConnectionOptions, Defaults, Groups, Host, Hosts, Inventory
+from nornir.core.plugins.connections import ConnectionPluginRegister
+from nornir.core.task import Task
+from nornir.plugins.runners import ThreadedRunner
+
+from lossless.deploy.credentials import CredentialStore
+from lossless.plan import DevicePlan, FabricPlan
+from lossless.render import render_device
+from lossless.vendors import vendor_for
+
+NAPALM_DRIVERS = {"eos": "eos", "nxos": "nxos", "junos": "junos"}
+COMMIT_CONFIRM = {"eos", "junos"}  # drivers with revert_in + confirm_commit (ecosystem.md 1)
+MOCK_DRIVER = "mock"
+
+
+@dataclass
+class LiveResult:
+    device: str
+    status: str  # unchanged, would-change, changed, failed, rolled-back, skipped, no-driver
+    diff: str = ""
+    message: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("failed", "rolled-back")
+
+
+def _no_driver(device: DevicePlan) -> LiveResult:
+    return LiveResult(
+        device.name,
+        "no-driver",
+        message=f"napalm has no driver for {device.os}: use `lossless diff --running` with a "
+        "backup"
+        + (
+            " and push the JSON patch with `config apply-patch`"
+            if device.os == "sonic"
+            else " and apply the NVUE YAML with `nv config apply`"
+        ),
+    )
+
+
+class Deployer:
+    def __init__(
+        self, plan: FabricPlan, credentials: CredentialStore, mock_dir: str | None, workers: int
+    ):
+        self.plan = plan
+        self.credentials = credentials
+        self.mock_dir = mock_dir
+        self.workers = workers
+
+    def _nornir(self, devices: list[DevicePlan]) -> Nornir:
+        ConnectionPluginRegister.auto_register()  # nornir_napalm's "napalm" connection
+        hosts = {}
+        for device in devices:
+            creds = (
+                self.credentials.for_device(device.name)
+                if not self.mock_dir or self.credentials.has(device.name)
+                else None
+            )
+            optional_args: dict[str, Any] = {}
+            platform = NAPALM_DRIVERS[device.os]
+            if self.mock_dir:
+                platform = MOCK_DRIVER
+                optional_args = {"path": f"{self.mock_dir}/{device.name}"}
+            hosts[device.name] = Host(
+                name=device.name,
+                hostname=device.mgmt or device.name,
+                username=creds.username if creds else "mock",
+                password=creds.password if creds else "mock",
+                platform=platform,
+                connection_options={
+                    "napalm": ConnectionOptions(extras={"optional_args": optional_args})
+                },
+            )
+        inventory = Inventory(hosts=Hosts(hosts), groups=Groups(), defaults=Defaults())
+        return Nornir(inventory=inventory, runner=ThreadedRunner(num_workers=self.workers))
+
+    def _run(
+        self,
+        devices: list[DevicePlan],
+        work: Callable[[Any, DevicePlan], LiveResult],
+        progress: Callable[[str], None],
+    ) -> list[LiveResult]:
+        by_name = {d.name: d for d in devices}
+
+        def task(task: Task) -> LiveResult:
+            device = by_name[task.host.name]
+            try:
+                connection = task.host.get_connection("napalm", task.nornir.config)
+            except Exception as error:  # cannot connect: nothing was loaded
+                result = LiveResult(
+                    device.name, "failed", message=self.credentials.scrub(f"connect: {error}")
+                )
+            else:
+                result = work(connection, device)
+            finally:
+                task.host.close_connections()
+            progress(device.name)
+            return result
+
+        aggregated = self._nornir(devices).run(task=task, on_failed=True)
+        results = []
+        for device in devices:
+            multi = aggregated[device.name]
+            if multi.failed and multi[0].exception is not None:
+                results.append(
+                    LiveResult(
+                        device.name,
+                        "failed",
+                        message=self.credentials.scrub(str(multi[0].exception)),
+                    )
+                )
+            else:
+                results.append(multi[0].result)
+        return results
+
+    # -- live diff ----------------------------------------------------------------------
+
+    def diff(self, devices: list[DevicePlan], progress: Callable[[str], None]) -> list[LiveResult]:
+        supported = [d for d in devices if d.os in NAPALM_DRIVERS]
+
+        def work(connection: Any, device: DevicePlan) -> LiveResult:
+            try:
+                connection.load_merge_candidate(config=render_device(device, self.plan))
+                diff = connection.compare_config() or ""
+            except Exception as error:
+                return LiveResult(device.name, "failed", message=self._error(error))
+            finally:
+                self._discard(connection)
+            return LiveResult(device.name, "would-change" if diff.strip() else "unchanged", diff)
+
+        done = {r.device: r for r in self._run(supported, work, progress)} if supported else {}
+        return [done.get(d.name) or _no_driver(d) for d in devices]
+
+    # -- push ---------------------------------------------------------------------------
+
+    def push(
+        self,
+        devices: list[DevicePlan],
+        commit: bool,
+        canary: int,
+        batch_size: int,
+        revert_in: int,
+        progress: Callable[[str], None],
+    ) -> list[LiveResult]:
+        supported = [d for d in devices if d.os in NAPALM_DRIVERS]
+        results: dict[str, LiveResult] = {
+            d.name: _no_driver(d) for d in devices if d.os not in NAPALM_DRIVERS
+        }
+        batches = [supported[:canary]] if canary else []
+        rest = supported[canary:] if canary else supported
+        batches += [rest[i : i + batch_size] for i in range(0, len(rest), batch_size)]
+        stopped = False
+        for batch in batches:
+            if not batch:
+                continue
+            if stopped:
+                for device in batch:
+                    results[device.name] = LiveResult(
+                        device.name, "skipped", message="an earlier batch failed"
+                    )
+                continue
+            for result in self._run(
+                batch, lambda c, d: self._push_one(c, d, commit, revert_in), progress
+            ):
+                results[result.device] = result
+                stopped = stopped or result.failed
+        return [results[d.name] for d in devices]
+
+    def _push_one(
+        self, connection: Any, device: DevicePlan, commit: bool, revert_in: int
+    ) -> LiveResult:
+        committed = False
+        try:
+            connection.load_merge_candidate(config=render_device(device, self.plan))
+            diff = connection.compare_config() or ""
+            if not diff.strip():
+                self._discard(connection)
+                return LiveResult(device.name, "unchanged")
+            if not commit:
+                self._discard(connection)
+                return LiveResult(device.name, "would-change", diff, "dry run: discarded")
+            confirm = NAPALM_DRIVERS[device.os] in COMMIT_CONFIRM and revert_in > 0
+            if confirm:
+                connection.commit_config(revert_in=revert_in)
+            else:
+                connection.commit_config()
+            committed = True
+            problem = self._post_check(connection, device)
+            if problem:
+                connection.rollback()
+                return LiveResult(
+                    device.name,
+                    "rolled-back",
+                    diff,
+                    f"post-check failed, not confirmed, rolled back: {problem}",
+                )
+            if confirm:
+                connection.confirm_commit()
+            return LiveResult(
+                device.name,
+                "changed",
+                diff,
+                "confirmed after post-check" if confirm else "post-check passed",
+            )
+        except Exception as error:
+            message = self._error(error)
+            if committed:
+                try:
+                    connection.rollback()
+                    return LiveResult(device.name, "rolled-back", message=f"{message}; rolled back")
+                except Exception as rollback_error:
+                    return LiveResult(
+                        device.name,
+                        "failed",
+                        message=f"{message}; rollback failed: {self._error(rollback_error)}",
+                    )
+            self._discard(connection)
+            return LiveResult(device.name, "failed", message=f"{message}; candidate discarded")
+
+    def _post_check(self, connection: Any, device: DevicePlan) -> str:
+        """Read the running config back, parse it, compare with the plan; '' when it matches."""
+        vendor = vendor_for(device.os)
+        running = connection.get_config(retrieve="running")["running"]
+        parsed = vendor.parse(
+            running, f"{device.name} (running)", device.name, hint=copy.deepcopy(device)
+        )
+        want, have = vendor.expressed(device), vendor.expressed(parsed)
+        differing = sorted(k for k in want if want[k] != have.get(k))
+        return ", ".join(differing)
+
+    def _discard(self, connection: Any) -> None:
+        try:
+            connection.discard_config()
+        except Exception as error:  # report on stderr, keep going with the device's result
+            print(f"lossless: discard_config failed: {self._error(error)}", file=sys.stderr)
+
+    def _error(self, error: Exception) -> str:
+        return self.credentials.scrub(f"{type(error).__name__}: {error}")

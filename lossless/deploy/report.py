@@ -1,0 +1,69 @@
+"""Terminal output of live diffs and pushes: progress while running, a summary table after."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+
+from rich.progress import Progress
+from rich.table import Table
+
+from lossless.deploy.live import LiveResult
+from lossless.report.console import console
+
+
+class ProgressReporter:
+    """A progress bar on a terminal; silent in CI and pipes."""
+
+    def __init__(self, total: int, label: str):
+        self._progress = Progress(transient=True) if sys.stderr.isatty() else None
+        self._task = None
+        if self._progress is not None:
+            self._progress.start()
+            self._task = self._progress.add_task(label, total=total)
+
+    def advance(self, _device: str) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.advance(self._task)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def __enter__(self) -> Callable[[str], None]:
+        return self.advance
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def render_results(results: list[LiveResult], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(
+            {
+                "devices": [r.__dict__ for r in results],
+                "summary": dict(sorted(Counter(r.status for r in results).items())),
+            },
+            indent=2,
+        )
+    out = console()
+    with out.capture() as captured:
+        for r in results:
+            if r.diff.strip():
+                out.print(f"--- {r.device}")
+                out.print(r.diff.rstrip(), markup=False)
+        table = Table(title="summary", title_justify="left", show_edge=False, pad_edge=False)
+        for heading in ("device", "result", "detail"):
+            table.add_column(heading)
+        for r in results:
+            table.add_row(
+                r.device,
+                r.status,
+                r.message,
+            )
+        out.print(table)
+        counts = Counter(r.status for r in results)
+        out.print(", ".join(f"{count} {status}" for status, count in sorted(counts.items())))
+    return captured.get()
