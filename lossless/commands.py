@@ -210,7 +210,7 @@ def diff_command(args: argparse.Namespace) -> int:
 
 def push_command(args: argparse.Namespace) -> int:
     from lossless.deploy.report import ProgressReporter, render_results
-    from lossless.lint.registry import lint
+    from lossless.lint.registry import blocking_errors
     from lossless.lint.report import text
 
     inventory = load_inventory(args.inventory)
@@ -221,12 +221,7 @@ def push_command(args: argparse.Namespace) -> int:
         raise UsageError("--canary >= 0, --batch-size >= 1 and --revert-in >= 0")
     plan = plan_fabric(inventory)
     selected = [d for name, d in plan.devices.items() if args.all or name in args.device]
-    names = {d.name for d in selected}
-    errors = [
-        f
-        for f in lint(plan).findings
-        if f.severity == "error" and (f.device is None or f.device in names)
-    ]
+    errors = blocking_errors(plan, (d.name for d in selected))
     if errors:
         print(text(errors))
         print("push refused: fix the lint errors first")

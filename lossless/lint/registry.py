@@ -130,3 +130,13 @@ def _selected(rule_id: str, select: Iterable[str], ignore: Iterable[str]) -> boo
 
 PortCheck = Callable[[PortPlan, DevicePlan, FabricPlan], Iterable[Any]]
 DeviceCheck = Callable[[DevicePlan, FabricPlan], Iterable[Any]]
+
+
+def blocking_errors(fabric: FabricPlan, devices: Iterable[str]) -> list[Finding]:
+    """Error findings that concern these devices (or the whole fabric): what stops a push."""
+    names = set(devices)
+    return [
+        f
+        for f in lint(fabric).findings
+        if f.severity == "error" and (f.device is None or f.device in names)
+    ]
