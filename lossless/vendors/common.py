@@ -47,6 +47,14 @@ def read_config(path: str) -> str:
         raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
 
 
+def earliest_ecn(ports: Iterable[Any]) -> Any:
+    """For an OS whose ECN is set once for the whole switch: of the lossless ports' ECN plans,
+    the one that marks earliest (smallest max threshold), or None."""
+    return min(
+        (e for p in ports if p.lossless for e in p.ecn), key=lambda e: e.max_bytes, default=None
+    )
+
+
 def top_level_lines(text: str) -> dict[str, int]:
     """1-based line number of each unindented line of a CLI config (first occurrence)."""
     lines: dict[str, int] = {}

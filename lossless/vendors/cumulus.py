@@ -22,7 +22,7 @@ from ruamel.yaml import YAML
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
-from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.cumulus_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "cumulus/startup.yaml.j2"
@@ -89,7 +89,7 @@ def nvue_set(device: DevicePlan) -> dict[str, Any]:
             for name, ports in group(lossless, pfc_profile_name).items()
         },
     }
-    ecn = min((e for p in lossless for e in p.ecn), key=lambda e: e.max_bytes, default=None)
+    ecn = earliest_ecn(lossless)
     if ecn is not None:
         qos["congestion-control"] = {
             PROFILE: {

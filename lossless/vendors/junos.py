@@ -14,7 +14,7 @@ from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import whole_metres
-from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.junos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "junos/device.conf.j2"
@@ -42,7 +42,7 @@ def pfc_profile_name(port: PortPlan) -> str:
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     lossless = [p for p in device.ports.values() if p.lossless]
     queues = {q.traffic: q for q in device.queues}
-    ecn = min((e for p in lossless for e in p.ecn), key=lambda e: e.max_bytes, default=None)
+    ecn = earliest_ecn(lossless)
     wd = device.watchdog
     profiles = [
         {

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.nxos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 
 TEMPLATE = "nxos/device.cfg.j2"
@@ -39,7 +39,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     largest = max(headrooms, key=lambda h: h.size) if headrooms else None
     mtu = max((p.mtu for p in device.ports.values()), default=9216)
     # One egress policy for the whole switch: take the thresholds that mark earliest.
-    ecn = min((e for p in lossless_ports for e in p.ecn), key=lambda e: e.max_bytes, default=None)
+    ecn = earliest_ecn(lossless_ports)
     plans = {q.queue: q for q in device.queues}
     egress = []
     for queue in reversed(range(QUEUES)):
