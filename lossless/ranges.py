@@ -13,13 +13,16 @@ import re
 
 _RANGE_RE = re.compile(r"\[([0-9]+):([0-9]+)(?::([0-9]+))?\]")
 MAX_EXPANSION = 1_000_000
+MAX_DIGITS = 18
 
 
 class RangeError(ValueError):
     pass
 
 
-def _numbers(start_text: str, end_text: str, step_text: str | None) -> list[str]:
+def _bounds(start_text: str, end_text: str, step_text: str | None) -> tuple[int, int, int]:
+    if max(len(start_text), len(end_text), len(step_text or "")) > MAX_DIGITS:
+        raise RangeError(f"range numbers have at most {MAX_DIGITS} digits")
     start, end = int(start_text), int(end_text)
     step = int(step_text) if step_text is not None else 1
     if step <= 0:
@@ -31,6 +34,11 @@ def _numbers(start_text: str, end_text: str, step_text: str | None) -> list[str]
             f"range [{start_text}:{end_text}:{step}] does not end on a step "
             f"({start} + n*{step} never equals {end})"
         )
+    return start, end, step
+
+
+def _numbers(start_text: str, end_text: str, step_text: str | None) -> list[str]:
+    start, end, step = _bounds(start_text, end_text, step_text)
     width = len(start_text) if start_text.startswith("0") and len(start_text) > 1 else 0
     return [str(n).zfill(width) for n in range(start, end + 1, step)]
 
@@ -39,26 +47,39 @@ def is_range(text: str) -> bool:
     return "[" in text or "]" in text
 
 
-def expand(text: str) -> list[str]:
-    """Expand every ``[a:b(:s)]`` in text; a stray bracket is an error, not a name."""
-    pieces: list[list[str]] = []
+def _split(text: str) -> list[str | tuple[str, str, str | None]]:
+    """Literal pieces and (start, end, step) ranges, in order; a stray bracket is an error."""
+    pieces: list[str | tuple[str, str, str | None]] = []
     position = 0
     for match in _RANGE_RE.finditer(text):
         literal = text[position : match.start()]
         if "[" in literal or "]" in literal:
             break
-        pieces.append([literal])
-        pieces.append(_numbers(*match.groups()))
+        pieces += [literal, match.groups()]
         position = match.end()
     tail = text[position:]
     if "[" in tail or "]" in tail:
         raise RangeError(
             f"{text!r}: a range is written [start:end] or [start:end:step] with whole numbers"
         )
-    pieces.append([tail])
-    count = 1
-    for piece in pieces:
-        count *= len(piece)
-    if count > MAX_EXPANSION:
-        raise RangeError(f"{text!r} expands to {count:,} names (at most {MAX_EXPANSION:,})")
+    return [*pieces, tail]
+
+
+def count(text: str) -> int:
+    """How many names text expands to, computed without expanding it."""
+    total = 1
+    for piece in _split(text):
+        if isinstance(piece, tuple):
+            start, end, step = _bounds(*piece)
+            total *= (end - start) // step + 1
+    return total
+
+
+def expand(text: str) -> list[str]:
+    """Expand every ``[a:b(:s)]`` in text; a stray bracket is an error, not a name. Refused
+    before anything is built when it would give more than MAX_EXPANSION names."""
+    names = count(text)
+    if names > MAX_EXPANSION:
+        raise RangeError(f"{text!r} expands to {names:,} names (at most {MAX_EXPANSION:,})")
+    pieces = [[p] if isinstance(p, str) else _numbers(*p) for p in _split(text)]
     return ["".join(parts) for parts in itertools.product(*pieces)]

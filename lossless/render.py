@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
-import tempfile
+import secrets
+import stat
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from lossless.errors import UsageError
+from lossless.files import inside, read_bounded
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.resources import resource_path
 from lossless.vendors import vendor_for
@@ -50,34 +54,102 @@ class WriteReport:
     unchanged: list[str] = field(default_factory=list)
 
 
+TEMP_PREFIX = ".lossless-tmp-"  # our temporary files: removed on failure, swept on each run
+
+
+@dataclass(frozen=True)
+class _Target:
+    name: str
+    path: Path
+    data: bytes
+    mode: int | None  # permission bits of the file it replaces, None for a new file
+    same: bool  # the file there already holds data
+
+
+def _check_folder(folder: Path, *, writing: bool) -> None:
+    """A usage error for an output folder that cannot hold our files (a missing one is made)."""
+    if folder.is_symlink() and not folder.exists():
+        raise UsageError(f"-o {folder}: a symlink to {os.readlink(folder)}, which does not exist")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"-o {folder}: not a folder")
+    if writing and folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"-o {folder}: not writable")
+
+
+def _target(folder: Path, name: str, text: str) -> _Target:
+    """What is at folder/name now; a usage error when it is not a file we may replace."""
+    path = inside(folder, name, "-o")
+    data = text.encode("utf-8")
+    try:
+        found = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return _Target(name, path, data, None, False)
+    if stat.S_ISDIR(found.st_mode):
+        raise UsageError(f"-o {folder}: {path} is a folder, not a file we can replace")
+    if not stat.S_ISREG(found.st_mode):
+        raise UsageError(f"-o {folder}: {path} is not a regular file")
+    same = found.st_size == len(data) and read_bounded(path, "file", len(data)) == data
+    return _Target(name, path, data, stat.S_IMODE(found.st_mode), same)
+
+
+def _targets(folder: Path, files: dict[str, str], *, writing: bool) -> list[_Target]:
+    _check_folder(folder, writing=writing)
+    return [_target(folder, name, text) for name, text in files.items()]
+
+
+def _write_one(folder: Path, target: _Target) -> None:
+    """Temporary file (umask mode, or the replaced file's), fsync, rename over the target."""
+    temporary = folder / f"{TEMP_PREFIX}{target.name}.{secrets.token_hex(4)}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as for any file
+        with os.fdopen(descriptor, "wb") as stream:
+            if target.mode is not None:
+                os.fchmod(descriptor, target.mode)
+            stream.write(target.data)
+            stream.flush()
+            os.fsync(descriptor)
+        os.replace(temporary, target.path)
+    except BaseException as error:
+        temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise UsageError(f"cannot write {target.path}: {error.strerror}") from None
+        raise
+
+
 def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
     """Write every file through a temporary file and a rename, only when its text changed.
 
-    All texts are rendered before this is called, so a failed render writes nothing.
+    All texts are rendered before this is called, and every target is checked before the
+    first is written (the folder is a writable folder; no target is a folder, a device, a
+    FIFO or a link out of it), so a failed run leaves no partial output. A new file gets the
+    mode the umask gives; a replaced file keeps its mode. An exclusive lock on the folder
+    keeps two runs apart, and our temporary files a crash left behind are swept.
     """
-    folder.mkdir(parents=True, exist_ok=True)
+    targets = _targets(folder, files, writing=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as error:
+        raise UsageError(f"-o {folder}: {error.strerror}") from None
     report = WriteReport()
-    for name, text in files.items():
-        target = folder / name
-        if target.is_file() and target.read_text() == text:
-            report.unchanged.append(name)
-            continue
-        handle, temporary = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
-        try:
-            with os.fdopen(handle, "w", newline="") as stream:
-                stream.write(text)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        report.written.append(name)
+    try:
+        fcntl.flock(directory, fcntl.LOCK_EX)
+        for entry in os.scandir(folder):
+            if entry.name.startswith(TEMP_PREFIX) and not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.path)
+        for target in targets:
+            if target.same:
+                report.unchanged.append(target.name)
+                continue
+            _write_one(folder, target)
+            report.written.append(target.name)
+    finally:
+        os.fsync(directory)  # the renames themselves reach the disk
+        os.close(directory)
     return report
 
 
 def drift(folder: Path, files: dict[str, str]) -> list[str]:
     """Names of the files in folder that differ from (or lack) the rendered text."""
-    return [
-        name
-        for name, text in files.items()
-        if not (folder / name).is_file() or (folder / name).read_text() != text
-    ]
+    return [target.name for target in _targets(folder, files, writing=False) if not target.same]

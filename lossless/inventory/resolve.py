@@ -3,7 +3,11 @@
 Expands name ranges, applies port profiles and the policy inheritance
 (built-in -> fabric -> role -> device -> port profile -> port), and makes the checks a
 schema cannot: unknown ASICs and profiles, duplicate names, links to ports that do not
-exist, a port on two links, speeds the two ends of a link disagree on.
+exist, a port on two links, speeds the two ends of a link disagree on, RoCE classes that
+collide. An inventory may come from a pull request, so the work is bounded before it is
+done: ranges are counted before they are expanded, against caps on ports per device, on
+ports in all and on names expanded in all; and every device or server name, once expanded,
+is a safe file name.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from lossless.asics import (
     catalogue_mapping,
 )
 from lossless.errors import InputError
+from lossless.files import is_safe_name
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
 from lossless.inventory.schema import suggest
 from lossless.inventory.yamlsource import Document, PathKey
@@ -39,7 +44,14 @@ from lossless.model import (
     Server,
     TrafficClass,
 )
+from lossless.planner.qos import DEFAULT_TC
 from lossless.units import format_speed, parse_speed
+
+# Caps on what an inventory may ask for. The largest chassis has about 2,300 ports with
+# breakouts; a 100,000-GPU fabric has about 500,000 switch ports and NICs.
+MAX_PORTS_PER_DEVICE = 4096  # ports of a switch, or NICs of a server
+MAX_PORTS = 1_000_000  # switch ports and NICs in all
+MAX_EXPANDED_NAMES = 4_000_000  # every name a range gives, counted over the whole inventory
 
 # Default length of a cable type is the longest that type reaches, so that a link written
 # with a type never gets less headroom than the real cable needs (physics.md 6).
@@ -62,6 +74,9 @@ class _Resolver:
         # Names whose definition already has a problem: links to them are not reported
         # again, so one mistake gives one message.
         self.broken: set[str] = set()
+        self.expanded = 0  # names given by ranges so far (MAX_EXPANDED_NAMES)
+        self.ports = 0  # switch ports and NICs so far (MAX_PORTS)
+        self.over_cap = False  # a cap was reached and reported: expand nothing more
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -72,11 +87,46 @@ class _Resolver:
         return Location(self.doc.file, *self.doc.mark(path, key=key))
 
     def expand(self, text: str, path: PathKey, *, key: bool = False) -> list[str]:
+        if self.over_cap:
+            return []
         try:
+            self.expanded += ranges.count(text)
+            if self.expanded > MAX_EXPANDED_NAMES:
+                self.cap_reached(path, f"ranges give more than {MAX_EXPANDED_NAMES:,} names in all")
+                return []
             return ranges.expand(text)
         except ranges.RangeError as error:
             self.problem(path, str(error), key=key)
             return []
+
+    def count(self, text: str) -> int:
+        """Names text expands to (0 for a bad range: expand() reports it)."""
+        try:
+            return ranges.count(text)
+        except ranges.RangeError:
+            return 0
+
+    def cap_reached(self, path: PathKey, what: str) -> None:
+        """One message for a cap; the resolver then stops expanding so the work stays bounded."""
+        self.problem(path, f"{what} (the limit of one inventory)", key=True)
+        self.over_cap = True
+
+    def add_ports(self, specs: dict[str, Any], nodes: int, path: PathKey, what: str) -> bool:
+        """Count the ports (or NICs) specs gives each of `nodes` devices (servers) against the
+        caps before any is built; False (reported) when a cap is passed."""
+        if self.over_cap:
+            return False
+        per_node = sum(self.count(key) for key in specs)
+        if per_node > MAX_PORTS_PER_DEVICE:
+            self.problem(
+                (*path, what), f"{per_node:,} {what} (at most {MAX_PORTS_PER_DEVICE:,} each)"
+            )
+            return False
+        self.ports += per_node * nodes
+        if self.ports > MAX_PORTS:
+            self.cap_reached(path, f"more than {MAX_PORTS:,} ports and NICs in all")
+            return False
+        return True
 
     def policy(self, layers: list[dict[str, Any]]) -> Policy:
         merged: dict[str, Any] = DEFAULT_POLICY
@@ -139,6 +189,19 @@ class _Resolver:
             role_policy = roles.get(spec["role"], {}).get("policy", {})
             layers = [fabric_policy, role_policy, spec.get("policy", {})]
             policy = self.policy(layers)
+            layer_paths = [
+                ("fabric", "policy"),
+                ("roles", spec["role"], "policy"),
+                (*path, "policy"),
+            ]
+            classes_ok = self._traffic_classes_ok(
+                policy, list(zip(layers, layer_paths, strict=True))
+            )
+            if not (classes_ok and self._safe_names(names, path)) or not self.add_ports(
+                spec.get("ports", {}), len(names), path, "ports"
+            ):
+                self.broken.update(names)
+                continue
             for index, name in enumerate(names):
                 if name in devices:
                     self.problem(path, f"device {name!r} is defined twice", key=True)
@@ -158,6 +221,42 @@ class _Resolver:
                     lint_ignore=dict(spec.get("lint_ignore", {})),
                 )
         return devices
+
+    def _safe_names(self, names: list[str], path: PathKey) -> bool:
+        """Names become file names (rendered configs, backups, mock folders)."""
+        unsafe = next((name for name in names if not is_safe_name(name)), None)
+        if unsafe is None:
+            return True
+        self.problem(
+            path,
+            f"{unsafe!r} is not a safe name: letters, digits, _ . - only, not starting with a dot",
+            key=True,
+        )
+        return False
+
+    def _traffic_classes_ok(
+        self, policy: Policy, layers: list[tuple[dict[str, Any], PathKey]]
+    ) -> bool:
+        """RoCE data, CNP and the default class every other DSCP maps to must be three
+        classes: each with a priority of its own, and data and CNP with DSCPs of their own.
+        Shared, one class swallows another and no vendor can render the queues."""
+        data, cnp = policy.roce.data, policy.roce.cnp
+        clashes = []
+        if data.priority == cnp.priority:
+            clashes.append(f"RoCE data and CNP share priority {data.priority}")
+        for name, traffic in (("RoCE data", data), ("CNP", cnp)):
+            if traffic.priority == DEFAULT_TC:
+                clashes.append(
+                    f"{name} has priority {DEFAULT_TC}, the default class of all other traffic"
+                )
+        if data.dscp == cnp.dscp:
+            clashes.append(f"RoCE data and CNP share DSCP {data.dscp}")
+        if not clashes:
+            return True
+        # Point at the deepest layer that sets the RoCE classes: that is what to change.
+        where = next((p for layer, p in reversed(layers) if "roce" in layer), layers[0][1])
+        self.problem((*where, "roce"), "; ".join(clashes) + ": each needs its own")
+        return False
 
     def _mgmt_addresses(self, text: str | None, count: int, path: PathKey) -> list[str] | None:
         if text is None:
@@ -255,8 +354,14 @@ class _Resolver:
         servers: dict[str, Server] = {}
         for key, spec in self.data.get("servers", {}).items():
             path: PathKey = ("servers", key)
+            names = self.expand(key, path, key=True)
+            if not self._safe_names(names, path) or not self.add_ports(
+                spec.get("nics", {}), len(names), path, "nics"
+            ):
+                self.broken.update(names)
+                continue
             nics_template = list(self._nics(spec.get("nics", {}), path))
-            for name in self.expand(key, path, key=True):
+            for name in names:
                 if name in devices or name in servers:
                     self.problem(path, f"{name!r} names a device or server already", key=True)
                     self.broken.add(name)
@@ -377,6 +482,10 @@ class _Resolver:
             ports = self.expand(mesh[side]["ports"], (*side_path, "ports"))
             sides.append((names, ports, side_path))
         (a_names, a_ports, a_path), (b_names, b_ports, b_path) = sides
+        links = len(a_names) * len(b_names) * per_pair
+        if links > MAX_PORTS // 2:
+            self.cap_reached(path, f"the mesh makes {links:,} links (at most {MAX_PORTS // 2:,})")
+            return None
         needed = {"a": len(b_names) * per_pair, "b": len(a_names) * per_pair}
         for side, (names, ports, side_path) in zip("ab", sides, strict=True):
             if names and len(ports) < needed[side]:

@@ -50,9 +50,9 @@ def _problems_for(error: ValidationError, document: Document) -> list[Problem]:
     validator = error.validator
     if "propertyNames" in error.absolute_schema_path:
         key_path = (*path, error.instance)
-        return [
-            document.problem(key_path, f"{error.instance!r} is not a valid name here", key=True)
-        ]
+        hint = error.schema.get("description", "") if error.validator == "pattern" else ""
+        message = f"{error.instance!r} is not a valid name here. {hint}".strip()
+        return [document.problem(key_path, message, key=True)]
     if validator == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         return [

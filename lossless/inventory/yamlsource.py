@@ -2,8 +2,11 @@
 
 Safe by construction: nodes are composed by ruamel.yaml and turned into dict/list/scalars
 here, so no tag can build a Python object. Everything that can go wrong with a file is a
-Problem with a location: bad UTF-8, YAML syntax, duplicate keys, an empty or non-mapping
-document, aliases that expand without bound ("billion laughs") or refer to themselves.
+Problem with a location: a file that is not a regular file or is too large, bad UTF-8, YAML
+syntax, duplicate keys, an empty or non-mapping document, aliases that expand without bound
+("billion laughs") or refer to themselves, and tags: only the plain YAML types are allowed
+(`!custom`, `!!python/...`, `!!set`, `!!binary` are refused), and a value that does not fit
+its explicit tag (`!!int abc`) is a problem, not a crash.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lossless.errors import InputError, Problem
+from lossless.files import read_text
 
-MAX_FILE_BYTES = 64 * 1024 * 1024
 # Nodes the document may have once every alias is expanded. A real inventory with
 # anchors stays far below; a billion-laughs file passes it after a few aliases.
 MAX_EXPANDED_NODES = 2_000_000
@@ -29,6 +32,9 @@ MAX_DEPTH = 100
 
 PathKey = tuple[str | int, ...]
 JSON_SCALARS = (str, int, float, bool, type(None))
+_CORE = "tag:yaml.org,2002:"
+SCALAR_TAGS = {_CORE + name for name in ("str", "int", "float", "bool", "null", "timestamp")}
+MAPPING_TAG, SEQUENCE_TAG = _CORE + "map", _CORE + "seq"
 
 
 @dataclass
@@ -136,56 +142,56 @@ class _GuardedComposer(Composer):
             self._depth -= 1
 
 
+def _tag_name(node: Node) -> str:
+    return str(node.tag).replace(_CORE, "!!")
+
+
 def _mark(mark: Any) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1)
-
-
-def _decode(file: str, raw: bytes) -> str:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        before = raw[: error.start]
-        line = before.count(b"\n") + 1
-        column = len(before) - (before.rfind(b"\n") + 1) + 1
-        raise InputError(
-            [
-                Problem(
-                    file,
-                    line,
-                    column,
-                    "",
-                    f"not UTF-8: byte 0x{raw[error.start]:02x} cannot start or continue a "
-                    "character (save the file as UTF-8)",
-                )
-            ]
-        ) from None
-    return text.removeprefix("\ufeff")
 
 
 class _Builder:
     """Turns composed nodes into dicts, lists and scalars, recording marks."""
 
-    def __init__(self, document: Document, yaml: YAML):
+    def __init__(self, document: Document, yaml: YAML, *, text_scalars: bool = False):
         self.document = document
         self.constructor = yaml.constructor
+        self.text_scalars = text_scalars
         self.problems: list[Problem] = []
 
     def build(self, node: Node, path: PathKey) -> Any:
         self.document.marks.setdefault(path, _mark(node.start_mark))
+        allowed = {MappingNode: {MAPPING_TAG}, SequenceNode: {SEQUENCE_TAG}}.get(
+            type(node), SCALAR_TAGS
+        )
+        if str(node.tag) not in allowed:
+            self.problems.append(
+                self.document.problem(
+                    path, f"YAML tag {_tag_name(node)} is not allowed here (plain values only)"
+                )
+            )
+            return None
         if isinstance(node, MappingNode):
             return self._mapping(node, path)
         if isinstance(node, SequenceNode):
             return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
-        return self._scalar(node, path)
+        return node.value if self.text_scalars else self._scalar(node, path)
 
     def _scalar(self, node: ScalarNode, path: PathKey) -> Any:
-        value = self.constructor.construct_object(node, deep=True)
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except (ValueError, KeyError, TypeError, YAMLError):
+            shown = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+            self.problems.append(
+                self.document.problem(path, f"{shown!r} is not a valid {_tag_name(node)}")
+            )
+            return node.value
         if isinstance(value, float) and not math.isfinite(value):
             self.problems.append(self.document.problem(path, f"{node.value!r} is not a number"))
             return node.value
         if not isinstance(value, JSON_SCALARS):
-            return node.value  # timestamps, binary: keep the text the user wrote
+            return node.value  # timestamps: keep the text the user wrote
         return value
 
     def _mapping(self, node: MappingNode, path: PathKey) -> dict[str, Any]:
@@ -242,23 +248,18 @@ class _Builder:
         return merged
 
 
-def load_yaml(path: str | Path, *, display_name: str | None = None) -> Document:
-    """Load one YAML file; raise InputError listing every problem found."""
-    file = display_name or str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError([Problem(file, 1, 1, "", f"cannot read file: {error.strerror}")]) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise InputError(
-            [Problem(file, 1, 1, "", f"file is larger than {MAX_FILE_BYTES // 2**20} MiB")]
-        )
-    return parse_yaml_text(_decode(file, raw), file)
+def load_yaml(path: str | Path, *, text_scalars: bool = False) -> Document:
+    """Load one YAML file (a regular file, size-capped); raise InputError listing every
+    problem found."""
+    return parse_yaml_text(read_text(path, "file"), str(path), text_scalars=text_scalars)
 
 
-def parse_yaml_text(text: str, file: str, *, top: type[Node] = MappingNode) -> Document:
+def parse_yaml_text(
+    text: str, file: str, *, top: type[Node] = MappingNode, text_scalars: bool = False
+) -> Document:
     """Parse YAML text; `top` is the node kind the document must be (a mapping by default,
-    SequenceNode for NVUE's list of operations)."""
+    SequenceNode for NVUE's list of operations). With text_scalars every scalar is kept as
+    the text written (`0123` stays `0123`): for secrets, which must not become numbers."""
     yaml = YAML(typ="safe", pure=True)
     yaml.Composer = _GuardedComposer
     try:
@@ -285,7 +286,7 @@ def parse_yaml_text(text: str, file: str, *, top: type[Node] = MappingNode) -> D
             ]
         )
     document = Document(file=file, data=None)
-    builder = _Builder(document, yaml)
+    builder = _Builder(document, yaml, text_scalars=text_scalars)
     document.data = builder.build(root, ())
     if builder.problems:
         raise InputError(builder.problems)

@@ -36,15 +36,10 @@ def queue_plan(queue: int, strict: bool, weight: int | None, lossless_queues: se
 
 
 def read_config(path: str) -> str:
-    """A config file's text, or bad input naming the file."""
-    from pathlib import Path
+    """A config file's text (a regular file, size-capped, UTF-8), or bad input naming it."""
+    from lossless.files import read_text
 
-    from lossless.errors import InputError, Problem
-
-    try:
-        return Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([Problem(path, 1, 1, "", f"cannot read config: {error}")]) from None
+    return read_text(path, "config")
 
 
 def earliest_ecn(ports: Iterable[Any]) -> Any:

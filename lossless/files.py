@@ -1,0 +1,77 @@
+"""Files from untrusted places: read with a size cap, and never outside a given folder.
+
+Inventories come from pull requests and configs from switches, so a path may name a FIFO
+(reading would wait forever), a device (/dev/zero never ends) or a symlink out of the folder
+the user pointed us at. These two helpers are the only way input files are opened.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from lossless.errors import InputError, Problem, UsageError
+
+# An inventory of a 100,000-GPU fabric written with ranges is well under 1 MiB and a full
+# running config of a large chassis a few MiB; 64 MiB leaves room for both.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+# A name that becomes a file name: no path separator, no hidden file, no "." or "..".
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+
+
+def is_safe_name(name: str) -> bool:
+    return bool(_SAFE_NAME.fullmatch(name))
+
+
+def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, else bad input naming the file.
+
+    Opened non-blocking so a FIFO is refused instead of waited on; the type is checked on the
+    open descriptor, so the file cannot be swapped between the check and the read.
+    """
+    file = str(path)
+    try:
+        descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise InputError(
+            [Problem(file, 1, 1, "", f"cannot read {what}: {error.strerror}")]
+        ) from None
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise InputError([Problem(file, 1, 1, "", f"{what} is not a regular file")])
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputError([Problem(file, 1, 1, "", f"{what} is larger than {limit // 2**20} MiB")])
+    return data
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The text of a regular, size-capped UTF-8 file, with newlines as open() reads them and
+    no byte-order mark; bad input at the line and column of a byte that is not UTF-8."""
+    raw = read_bounded(path, what)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        line = before.count(b"\n") + 1
+        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        message = (
+            f"not UTF-8: byte 0x{raw[error.start]:02x} cannot start or continue a character "
+            "(save the file as UTF-8)"
+        )
+        raise InputError([Problem(str(path), line, column, "", message)]) from None
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def inside(folder: Path, name: str, what: str) -> Path:
+    """folder/name, refused (usage error) when it resolves outside folder, symlinks included."""
+    candidate = folder / name
+    try:
+        root, resolved = folder.resolve(), candidate.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        resolved = root = None
+    if root is None or resolved is None or resolved == root or not resolved.is_relative_to(root):
+        raise UsageError(f"{what}: {candidate} leads outside {folder}; refused")
+    return candidate
