@@ -1,11 +1,13 @@
 """Command line: parse arguments, call the library, print, return the exit code.
 
-Exit codes: 0 clean, 1 findings (reserved for lint/drift/diff), 2 bad input or usage.
+Exit codes: 0 clean, 1 findings (reserved for lint/drift/diff), 2 bad input or usage,
+3 internal error.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 
@@ -151,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=300,
         help="commit-confirm timer in seconds where the driver has one (0: off)",
     )
+    push.add_argument(
+        "--skip-unsupported",
+        action="store_true",
+        help="with --commit, devices napalm has no driver for (SONiC, Cumulus) are listed "
+        "and skipped without failing the run (default: exit 1)",
+    )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)
     push.set_defaults(handler=_push)
@@ -167,13 +175,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def finite_float(text: str) -> float:
+    """argparse type of every decimal option: nan and inf are not numbers a model can use."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--asic", default="spectrum-4", help="catalogue ASIC (default spectrum-4)")
     parser.add_argument("--speed", default="100G,400G", help="comma list: 25G,100G,400G,800G")
     parser.add_argument("--cable", default="5m,40m,300m", help="comma list: 5m,40m,2km")
     parser.add_argument("--mtu", type=int, default=9100, help="port MTU (default 9100)")
     parser.add_argument("--lanes", type=int, help="lanes per port (default: from the ASIC SerDes)")
-    parser.add_argument("--gearbox-delay-ns", type=float, default=0.0)
+    parser.add_argument("--gearbox-delay-ns", type=finite_float, default=0.0)
     parser.add_argument("--lossless-mtu", type=int, default=1024)
     parser.add_argument("--small-packet-percent", type=int, default=50)
     parser.add_argument(
@@ -181,9 +200,9 @@ def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--shared-headroom-pool", action="store_true")
     parser.add_argument("--cell-size", type=int, help="override the ASIC cell size (bytes)")
-    parser.add_argument("--pipeline-latency-kib", type=float)
-    parser.add_argument("--mac-phy-delay-kib", type=float)
-    parser.add_argument("--peer-response-kib", type=float)
+    parser.add_argument("--pipeline-latency-kib", type=finite_float)
+    parser.add_argument("--mac-phy-delay-kib", type=finite_float)
+    parser.add_argument("--peer-response-kib", type=finite_float)
     parser.add_argument(
         "--format", choices=["table", "json", "csv", "pg-profile-lookup"], default="table"
     )
@@ -221,14 +240,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except InputError as error:
         for problem in error.problems:
-            print(problem, file=sys.stderr)
+            _error_line(str(problem))
         print(f"{len(error.problems)} problem(s)", file=sys.stderr)
         return 2
     except UsageError as error:
-        print(f"lossless: {error}", file=sys.stderr)
+        _error_line(f"lossless: {error}")
         return 2
     except BrokenPipeError:
         return 0
+    except Exception as error:  # a bug: one line, never a traceback, never 1 (findings)
+        detail = str(error).splitlines()[0][:300] if str(error).strip() else ""
+        _error_line(f"lossless: internal error: {type(error).__name__}: {detail} (please report)")
+        return 3
+
+
+def _error_line(text: str) -> None:
+    """Errors can quote what a device sent: scrubbed of any password loaded."""
+    from lossless.deploy.credentials import scrub
+
+    print(scrub(text), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -231,6 +231,14 @@ def push_command(args: argparse.Namespace) -> int:
             selected, args.commit, args.canary, args.batch_size, args.revert_in, progress
         )
     print(render_results(results, args.format), end="")
+    unsupported = [r.device for r in results if r.status == "no-driver"]
+    if args.commit and unsupported and not args.skip_unsupported:
+        print(
+            f"lossless: not pushed (no napalm driver): {', '.join(unsupported)}; "
+            "--skip-unsupported accepts that",
+            file=sys.stderr,
+        )
+        return 1
     return 1 if any(r.failed or r.status == "skipped" for r in results) else 0
 
 

@@ -40,6 +40,8 @@ def parse_length_m(text: str) -> float:
     if not match:
         raise ValueError(f"cable length {text!r} is not a number of metres (e.g. 40m or 2km)")
     metres = float(match.group(1)) * (1000 if match.group(2) == "km" else 1)
+    if not math.isfinite(metres):  # 400 digits of nines are "inf" as a float
+        raise ValueError(f"cable length {text[:20]!r}... is too large")
     if metres <= 0:
         raise ValueError(f"cable length {text!r} must be more than 0 m")
     return metres

@@ -67,7 +67,7 @@ def test_push_dry_run_discards(run, mock):
         "device": "leaf3",
         "status": "would-change",
         "diff": DIFF,
-        "message": "dry run: discarded",
+        "message": "dry run; candidate discarded",
     }
 
 

@@ -190,4 +190,4 @@ def test_unreadable_backup_is_bad_input(run, backups):
     (backups / "leaf1.json").write_text("{not json")
     result = run("diff", LAB, "--running", str(backups))
     assert result.code == 2
-    assert f"{backups / 'leaf1.json'}:1:1: cannot read backup" in result.err
+    assert f"{backups / 'leaf1.json'}:1:2: not a valid SONiC config: JSONDecodeError" in result.err

@@ -1,28 +1,56 @@
 """Device credentials: from the environment or a credentials file kept outside the inventory.
 
-Never printed, logged or written: the password is excluded from repr, and `scrub()` removes it
-from any text (an error message from a driver) before that text is shown.
+Never printed, logged or written: the password is excluded from repr, every password loaded is
+known to `scrub()`, which removes it (as written, and in its repr, JSON and URL-encoded forms)
+from any text before that text is shown, and a credentials file that is not valid YAML is
+reported by position only, never with the line that holds the password.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote, quote_plus
 
-from ruamel.yaml import YAML
-
-from lossless.errors import UsageError
+from lossless.errors import InputError, Problem, UsageError
+from lossless.files import read_bounded
+from lossless.inventory.yamlsource import parse_yaml_text
 
 USERNAME_VARIABLE = "LOSSLESS_USERNAME"
 PASSWORD_VARIABLE = "LOSSLESS_PASSWORD"
+
+
+# Every password this process has loaded, in each form it can take in a message.
+_SECRET_FORMS: set[str] = set()
 
 
 @dataclass(frozen=True)
 class Credentials:
     username: str
     password: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        secret = self.password
+        if secret:
+            _SECRET_FORMS.update(
+                {
+                    secret,
+                    repr(secret)[1:-1],  # in a Python message: 'pa\\ss'
+                    json.dumps(secret)[1:-1],  # in a JSON body: "pa\"ss"
+                    quote(secret, safe=""),  # in a URL: user:pa%40ss@host
+                    quote_plus(secret),
+                }
+            )
+
+
+def scrub(text: str) -> str:
+    """text with every form of every loaded password replaced by ***."""
+    for secret in sorted(_SECRET_FORMS, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 class CredentialStore:
@@ -40,7 +68,7 @@ class CredentialStore:
             raise UsageError(f"credentials file {path} does not exist")
         if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise UsageError(f"credentials file {path} is readable by others: chmod 600 {path}")
-        data = YAML(typ="safe").load(path.read_text()) or {}
+        data = _read_private_yaml(path)
         try:
             if "default" in data:
                 self._default = Credentials(
@@ -67,8 +95,18 @@ class CredentialStore:
         return found
 
     def scrub(self, text: str) -> str:
-        secrets = {c.password for c in (self._default, *self._devices.values()) if c}
-        for secret in sorted(secrets, key=len, reverse=True):
-            if secret:
-                text = text.replace(secret, "***")
-        return text
+        return scrub(text)
+
+
+def _read_private_yaml(path: Path) -> dict:
+    """The file's mapping, every value the text written (a password `0123` stays `0123`).
+    Any problem is `FILE:LINE:COL: not valid YAML`: messages that quote the text would show
+    the password."""
+    raw = read_bounded(path, "credentials file")
+    try:
+        return parse_yaml_text(raw.decode("utf-8"), str(path), text_scalars=True).data
+    except UnicodeDecodeError:
+        where = (1, 1)
+    except InputError as error:
+        where = (error.problems[0].line, error.problems[0].column)
+    raise InputError([Problem(str(path), *where, "", "not valid YAML")])

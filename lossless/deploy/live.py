@@ -12,9 +12,9 @@ commit discards the candidate.
 from __future__ import annotations
 
 import copy
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nornir.core import Nornir
@@ -24,13 +24,35 @@ from nornir.core.task import Task
 from nornir.plugins.runners import ThreadedRunner
 
 from lossless.deploy.credentials import CredentialStore
+from lossless.errors import InputError, UsageError
+from lossless.files import inside
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
+from lossless.vendors.untrusted import parse_config
 
 NAPALM_DRIVERS = {"eos": "eos", "nxos": "nxos", "junos": "junos"}
 COMMIT_CONFIRM = {"eos", "junos"}  # drivers with revert_in + confirm_commit (ecosystem.md 1)
+# The commit-confirm timers those drivers can set, as (least, most, step) seconds. napalm 5
+# junos.py commit_config refuses seconds that are not whole minutes (Junos `commit confirmed
+# <minutes>`, 1..65535); eos.py writes `commit timer` with strftime("%H:%M:%S"), which wraps
+# at 24 hours.
+REVERT_IN = {"junos": (60, 65535 * 60, 60), "eos": (1, 24 * 3600 - 1, 1)}
 MOCK_DRIVER = "mock"
+
+
+def check_revert_in(devices: list[DevicePlan], revert_in: int) -> None:
+    """A usage error when a device's driver cannot set a commit-confirm timer of revert_in."""
+    if revert_in == 0:
+        return
+    drivers = {NAPALM_DRIVERS[d.os] for d in devices if d.os in NAPALM_DRIVERS}
+    for driver in sorted(drivers & REVERT_IN.keys()):
+        least, most, step = REVERT_IN[driver]
+        if not least <= revert_in <= most or revert_in % step:
+            whole = " in whole minutes (a multiple of 60)" if step == 60 else ""
+            raise UsageError(
+                f"--revert-in {revert_in}: {driver} takes {least} to {most} seconds{whole}"
+            )
 
 
 @dataclass
@@ -81,7 +103,7 @@ class Deployer:
             platform = NAPALM_DRIVERS[device.os]
             if self.mock_dir:
                 platform = MOCK_DRIVER
-                optional_args = {"path": f"{self.mock_dir}/{device.name}"}
+                optional_args = {"path": str(inside(Path(self.mock_dir), device.name, "--mock"))}
             hosts[device.name] = Host(
                 name=device.name,
                 hostname=device.mgmt or device.name,
@@ -142,12 +164,12 @@ class Deployer:
         def work(connection: Any, device: DevicePlan) -> LiveResult:
             try:
                 connection.load_merge_candidate(config=render_device(device, self.plan))
-                diff = connection.compare_config() or ""
+                diff = self._compare(connection)
             except Exception as error:
-                return LiveResult(device.name, "failed", message=self._error(error))
-            finally:
-                self._discard(connection)
-            return LiveResult(device.name, "would-change" if diff.strip() else "unchanged", diff)
+                failed = LiveResult(device.name, "failed", message=self._error(error))
+                return self._discard(connection, failed, "candidate discarded")
+            status = "would-change" if diff.strip() else "unchanged"
+            return self._discard(connection, LiveResult(device.name, status, diff))
 
         done = {r.device: r for r in self._run(supported, work, progress)} if supported else {}
         return [done.get(d.name) or _no_driver(d) for d in devices]
@@ -163,6 +185,8 @@ class Deployer:
         revert_in: int,
         progress: Callable[[str], None],
     ) -> list[LiveResult]:
+        if commit:
+            check_revert_in(devices, revert_in)
         supported = [d for d in devices if d.os in NAPALM_DRIVERS]
         results: dict[str, LiveResult] = {
             d.name: _no_driver(d) for d in devices if d.os not in NAPALM_DRIVERS
@@ -193,13 +217,12 @@ class Deployer:
         committed = False
         try:
             connection.load_merge_candidate(config=render_device(device, self.plan))
-            diff = connection.compare_config() or ""
+            diff = self._compare(connection)
             if not diff.strip():
-                self._discard(connection)
-                return LiveResult(device.name, "unchanged")
+                return self._discard(connection, LiveResult(device.name, "unchanged"))
             if not commit:
-                self._discard(connection)
-                return LiveResult(device.name, "would-change", diff, "dry run: discarded")
+                dry_run = LiveResult(device.name, "would-change", diff, "dry run")
+                return self._discard(connection, dry_run, "candidate discarded")
             confirm = NAPALM_DRIVERS[device.os] in COMMIT_CONFIRM and revert_in > 0
             if confirm:
                 connection.commit_config(revert_in=revert_in)
@@ -235,25 +258,37 @@ class Deployer:
                         "failed",
                         message=f"{message}; rollback failed: {self._error(rollback_error)}",
                     )
-            self._discard(connection)
-            return LiveResult(device.name, "failed", message=f"{message}; candidate discarded")
+            failed = LiveResult(device.name, "failed", message=message)
+            return self._discard(connection, failed, "candidate discarded")
 
     def _post_check(self, connection: Any, device: DevicePlan) -> str:
         """Read the running config back, parse it, compare with the plan; '' when it matches."""
         vendor = vendor_for(device.os)
         running = connection.get_config(retrieve="running")["running"]
-        parsed = vendor.parse(
-            running, f"{device.name} (running)", device.name, hint=copy.deepcopy(device)
+        parsed = parse_config(
+            device.os, running, f"{device.name} (running)", device.name, copy.deepcopy(device)
         )
         want, have = vendor.expressed(device), vendor.expressed(parsed)
         differing = sorted(k for k in want if want[k] != have.get(k))
         return ", ".join(differing)
 
-    def _discard(self, connection: Any) -> None:
+    def _compare(self, connection: Any) -> str:
+        """The device's diff of the candidate; it can hold the running config's own lines
+        (`username x secret 0 ...`), so it is scrubbed like any text from a device."""
+        return self.credentials.scrub(connection.compare_config() or "")
+
+    def _discard(self, connection: Any, result: LiveResult, done: str = "") -> LiveResult:
+        """Discard the candidate, then return result with `done` added to its message; if the
+        discard fails the candidate is still on the device: the result is a failure saying so."""
         try:
             connection.discard_config()
-        except Exception as error:  # report on stderr, keep going with the device's result
-            print(f"lossless: discard_config failed: {self._error(error)}", file=sys.stderr)
+        except Exception as error:
+            result.status = "failed"
+            done = f"candidate NOT discarded: {self._error(error)}"
+        result.message = "; ".join(part for part in (result.message, done) if part)
+        return result
 
     def _error(self, error: Exception) -> str:
+        if isinstance(error, InputError):  # the running config read back cannot be parsed
+            return self.credentials.scrub(str(error))
         return self.credentials.scrub(f"{type(error).__name__}: {error}")

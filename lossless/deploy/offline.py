@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lossless.errors import InputError, Problem
+from lossless.files import inside
 from lossless.plan import FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
-from lossless.vendors.common import read_config
+from lossless.vendors.untrusted import diff_config
 
 BACKUP_SUFFIXES = ("", ".cfg", ".conf", ".txt", ".json", ".yaml")
 
@@ -33,10 +33,11 @@ class DeviceDiff:
 
 
 def find_backup(folder: Path, device: str, extension: str) -> Path | None:
+    """The device's backup in folder; one that leads outside it (a symlink) is refused."""
     for suffix in (f".{extension}", *BACKUP_SUFFIXES):
         candidate = folder / f"{device}{suffix}"
-        if candidate.is_file():
-            return candidate
+        if candidate.is_symlink() or (candidate.exists() and not candidate.is_dir()):
+            return inside(folder, candidate.name, "--running")
     return None
 
 
@@ -48,18 +49,7 @@ def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
         result = DeviceDiff(device.name, device.os, vendor.DIFF_KIND, None)
         if backup is not None:
             result.backup = str(backup)
-            try:
-                result.changes = vendor.diff(read_config(str(backup)), render_device(device, plan))
-            except (ValueError, KeyError, TypeError) as error:  # malformed backup
-                raise InputError(
-                    [Problem(str(backup), 1, 1, "", f"cannot read backup: {error}")]
-                ) from None
-            except Exception as error:  # hier_config's own errors (duplicate sections, ...)
-                if type(error).__module__.startswith("hier_config"):
-                    raise InputError(
-                        [Problem(str(backup), 1, 1, "", f"cannot read backup: {error}")]
-                    ) from None
-                raise
+            result.changes = diff_config(device.os, str(backup), render_device(device, plan))
         diffs.append(result)
     return diffs
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from rich.progress import Progress
 from rich.table import Table
 
+from lossless.deploy.credentials import scrub
 from lossless.deploy.live import LiveResult
 from lossless.report.console import console
 
@@ -40,6 +41,12 @@ class ProgressReporter:
 
 
 def render_results(results: list[LiveResult], fmt: str) -> str:
+    """The results as text or JSON, with every known password scrubbed (a last line of
+    defence: texts from devices are scrubbed where they come in)."""
+    return scrub(_render(results, fmt))
+
+
+def _render(results: list[LiveResult], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(
             {

@@ -11,9 +11,11 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from lossless.files import inside
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.vendors import vendor_for
+from lossless.vendors.untrusted import parse_config_file
 
 
 def _parser(os_name: str) -> Any:
@@ -82,7 +84,7 @@ def fabric_from_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, lis
     findings: list[Finding] = []
     for name, planned in plan.devices.items():
         vendor = _parser(planned.os)
-        path = folder / f"{name}.{vendor_for(planned.os).EXTENSION}"
+        path = inside(folder, f"{name}.{vendor_for(planned.os).EXTENSION}", "--configs")
         if vendor is None or not path.is_file():
             reason = f"no parser for {planned.os} yet" if vendor is None else f"no {path}"
             findings.append(
@@ -95,7 +97,7 @@ def fabric_from_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, lis
                 )
             )
             continue
-        parsed = vendor.parse_file(str(path), name, hint=planned)
+        parsed = parse_config_file(planned.os, str(path), name, hint=planned)
         _inherit_pfc_trigger(parsed, planned)
         findings.extend(drift(planned, parsed, vendor))
         fabric.devices[name] = parsed
@@ -108,5 +110,5 @@ def fabric_from_config(path: Path, os_name: str) -> FabricPlan:
     if vendor is None:
         raise ValueError(f"no parser for {os_name} yet")
     name = path.stem
-    device = vendor.parse_file(str(path), name)
+    device = parse_config_file(os_name, str(path), name)
     return FabricPlan(name=name, inventory=str(path), devices={name: device}, links=[])

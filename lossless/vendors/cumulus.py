@@ -19,7 +19,9 @@ import math
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.nodes import SequenceNode
 
+from lossless.inventory.yamlsource import parse_yaml_text
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
@@ -191,9 +193,10 @@ def _owned(path: tuple[str, ...], interfaces: set[str]) -> bool:
 
 
 def _set_tree(text: str) -> dict[str, Any]:
-    loaded = YAML(typ="safe", pure=True).load(text) or []
+    # The guarded loader of inventories: a running config is untrusted (alias bombs, tags).
+    loaded = parse_yaml_text(text, "running config", top=SequenceNode).data
     tree: dict[str, Any] = {}
-    for operation in loaded if isinstance(loaded, list) else []:
+    for operation in loaded:
         if isinstance(operation, dict) and isinstance(operation.get("set"), dict):
             tree = operation["set"]
     return tree
