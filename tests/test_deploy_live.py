@@ -203,3 +203,214 @@ def test_credentials_file_must_be_private(run, tmp_path, monkeypatch):
 def test_push_needs_devices(run):
     result = run("push", LAB)
     assert result.code == 2 and "--device" in result.err
+
+
+# -- honesty and secrets (issue 9) -----------------------------------------------------------
+
+
+def test_a_failed_discard_is_reported_not_discarded(run, mock):
+    root = mock(
+        "leaf3",
+        load_merge_candidate__1={},
+        compare_config__1={"diff": DIFF},
+        discard_config__1={
+            "exception": "napalm.base.exceptions.ConnectionClosedException",
+            "args": ["session gone"],
+        },
+    )
+    result = run("push", LAB, "--device", "leaf3", "--mock", str(root), "--format", "json")
+    assert result.code == 1
+    device = _results(result)["leaf3"]
+    assert device["status"] == "failed"
+    assert device["message"] == (
+        "dry run; candidate NOT discarded: ConnectionClosedException: session gone"
+    )
+    assert "discarded" not in device["message"].replace("NOT discarded", "")
+
+
+def test_a_failed_discard_after_a_failed_commit_says_so(run, mock):
+    root = mock(
+        "leaf3",
+        load_merge_candidate__1={},
+        compare_config__1={"diff": DIFF},
+        commit_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["boom"]},
+        discard_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["stuck"]},
+    )
+    result = run(
+        "push", LAB, "--device", "leaf3", "--commit", "--mock", str(root), "--format", "json"
+    )
+    assert result.code == 1
+    assert _results(result)["leaf3"]["message"] == (
+        "CommitError: boom; candidate NOT discarded: CommitError: stuck"
+    )
+
+
+def test_a_failed_discard_fails_the_live_diff(run, mock):
+    root = mock(
+        "spine1",
+        load_merge_candidate__1={},
+        compare_config__1={"diff": ""},
+        discard_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["x"]},
+    )
+    result = run(
+        "diff", LAB, "--live", "--device", "spine1", "--mock", str(root), "--format", "json"
+    )
+    assert result.code == 1
+    assert _results(result)["spine1"]["status"] == "failed"
+    assert "candidate NOT discarded" in _results(result)["spine1"]["message"]
+
+
+def _push_all_leaving_out_drivers(mock):
+    root = None
+    for device in ("leaf3", "leaf4", "spine1"):  # every device napalm has a driver for
+        root = mock(
+            device, load_merge_candidate__1={}, compare_config__1={"diff": ""}, discard_config__1={}
+        )
+    return root
+
+
+def test_push_all_commit_that_skips_devices_exits_1(run, mock):
+    root = _push_all_leaving_out_drivers(mock)
+    result = run("push", LAB, "--all", "--commit", "--mock", str(root), "--format", "json")
+    assert result.code == 1
+    assert "not pushed (no napalm driver): leaf1, leaf2, spine2" in result.err
+    assert {d["status"] for d in _results(result).values()} == {"unchanged", "no-driver"}
+
+
+def test_skip_unsupported_accepts_devices_without_a_driver(run, mock):
+    root = _push_all_leaving_out_drivers(mock)
+    result = run("push", LAB, "--all", "--commit", "--skip-unsupported", "--mock", str(root))
+    assert result.code == 0, result.out + result.err
+
+
+def test_dry_run_with_devices_without_a_driver_is_clean(run, mock):
+    root = _push_all_leaving_out_drivers(mock)
+    assert run("push", LAB, "--all", "--mock", str(root)).code == 0
+
+
+@pytest.mark.parametrize(
+    ("device", "revert_in", "message"),
+    [
+        ("leaf4", "90", "junos takes 60 to 3932100 seconds in whole minutes"),
+        ("leaf4", "30", "junos takes 60 to 3932100 seconds in whole minutes"),
+        ("leaf4", str(65536 * 60), "junos takes 60 to 3932100 seconds"),
+        ("spine1", "86400", "eos takes 1 to 86399 seconds"),
+    ],
+)
+def test_revert_in_is_checked_per_os(run, mock, device, revert_in, message):
+    root = mock(device)  # no recordings: touching the device would fail differently
+    result = run(
+        "push",
+        LAB,
+        "--device",
+        device,
+        "--commit",
+        "--revert-in",
+        revert_in,
+        "--mock",
+        str(root),
+    )
+    assert result.code == 2
+    assert f"--revert-in {revert_in}: {message}" in result.err
+
+
+def test_revert_in_in_whole_minutes_is_accepted_for_junos(run, mock):
+    root = mock(
+        "leaf4", load_merge_candidate__1={}, compare_config__1={"diff": ""}, discard_config__1={}
+    )
+    result = run(
+        "push", LAB, "--device", "leaf4", "--commit", "--revert-in", "120", "--mock", str(root)
+    )
+    assert result.code == 0, result.out + result.err
+
+
+WEIRD_SECRET = "p@ss w\"o'rd\\1&x=%"
+
+
+def test_every_form_of_the_password_is_scrubbed(run, mock, monkeypatch):
+    from urllib.parse import quote, quote_plus
+
+    monkeypatch.setenv("LOSSLESS_PASSWORD", WEIRD_SECRET)
+    forms = [
+        WEIRD_SECRET,
+        repr(WEIRD_SECRET)[1:-1],
+        json.dumps(WEIRD_SECRET)[1:-1],
+        quote(WEIRD_SECRET, safe=""),
+        quote_plus(WEIRD_SECRET),
+    ]
+    diff = "+username admin secret 0 " + WEIRD_SECRET + "\n" + DIFF
+    error = "eAPI said " + json.dumps({"password": WEIRD_SECRET}) + " at https://netops:"
+    error += quote(WEIRD_SECRET, safe="") + "@10.0.0.1/ " + repr({"pw": WEIRD_SECRET})
+    root = mock(
+        "leaf3",
+        load_merge_candidate__1={},
+        compare_config__1={"diff": diff},
+        commit_config__1={"exception": "napalm.base.exceptions.CommitError", "args": [error]},
+        discard_config__1={},
+    )
+    for fmt in ("text", "json"):
+        result = run(
+            "push", LAB, "--device", "leaf3", "--commit", "--mock", str(root), "--format", fmt
+        )
+        assert result.code == 1
+        for form in forms:
+            assert form not in result.out and form not in result.err, (fmt, form)
+    assert (
+        "username admin secret 0 ***"
+        in run(
+            "diff",
+            LAB,
+            "--live",
+            "--device",
+            "leaf3",
+            "--mock",
+            str(
+                mock(
+                    "leaf3",
+                    load_merge_candidate__2={},
+                    compare_config__2={"diff": diff},
+                    discard_config__2={},
+                )
+            ),
+        ).out
+    )
+
+
+def test_a_malformed_credentials_file_does_not_show_its_lines(run, tmp_path, monkeypatch):
+    monkeypatch.delenv("LOSSLESS_PASSWORD", raising=False)
+    path = tmp_path / "creds.yaml"
+    for text, where in (
+        (f"default: {{username: netops, password: {SECRET}\n", "2:1"),  # unclosed mapping
+        (f"default:\n  username: netops\n  password: '{SECRET}\n", "4:1"),  # unclosed quote
+        (f"default: {{username: netops, password: !secret {SECRET}}}\n", "1:39"),
+        (f"default: {{password: {SECRET}, password: {SECRET}}}\n", "1:"),
+    ):
+        path.write_text(text)
+        path.chmod(0o600)
+        result = run(
+            "diff",
+            LAB,
+            "--live",
+            "--device",
+            "spine1",
+            "--credentials",
+            str(path),
+            "--mock",
+            str(tmp_path),
+        )
+        assert result.code == 2, text
+        assert SECRET not in result.out + result.err
+        assert f"{path}:{where}" in result.err and "not valid YAML" in result.err, result.err
+
+
+def test_a_numeric_looking_password_stays_text(tmp_path):
+    from lossless.deploy.credentials import CredentialStore
+
+    path = tmp_path / "creds.yaml"
+    path.write_text(
+        "default: {username: netops, password: 0123}\ndevices: {x: {username: u, password: 1e3}}\n"
+    )
+    path.chmod(0o600)
+    store = CredentialStore(str(path))
+    assert store.for_device("spine1").password == "0123"
+    assert store.for_device("x").password == "1e3"

@@ -10,6 +10,8 @@ that know better raise InputError with the real line themselves; that passes thr
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -45,11 +47,14 @@ PARSER_ERRORS: tuple[type[BaseException], ...] = (
     JsonPointerException,
 )
 MAX_REASON = 200
+# Larger than any buffer in bytes, rate in Mb/s or time in ms a config holds (1 TiB).
+MAX_CONFIG_NUMBER = 2**40
 
 
 def _reason(error: BaseException) -> str:
     detail = str(error).splitlines()[0] if str(error).strip() else ""
-    reason = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+    kind = type(error).__name__
+    reason = detail if type(error) is ValueError and detail else f"{kind}: {detail}".rstrip(": ")
     return reason if len(reason) <= MAX_REASON else reason[:MAX_REASON] + "..."
 
 
@@ -65,12 +70,39 @@ def unreadable_is_bad_input(file: str, os_name: str) -> Iterator[None]:
         raise InputError([Problem(file, *where, "", message)]) from None
 
 
+def _out_of_range(value: Any, path: str) -> str | None:
+    """The path of the first number in a parsed plan no switch could hold, or None."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None
+    if isinstance(value, int | float):
+        finite = not isinstance(value, float) or math.isfinite(value)
+        return None if finite and abs(value) <= MAX_CONFIG_NUMBER else path
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    elif isinstance(value, dict):
+        fields = ((str(key), item) for key, item in value.items())
+    elif isinstance(value, list | tuple):
+        fields = ((str(index), item) for index, item in enumerate(value))
+    else:
+        return None
+    for name, item in fields:
+        found = _out_of_range(item, f"{path}.{name}" if path else name)
+        if found:
+            return found
+    return None
+
+
 def parse_config(
     os_name: str, text: str, file: str, name: str, hint: DevicePlan | None = None
 ) -> DevicePlan:
-    """Config text -> device plan (on top of the hint: facts a config cannot hold)."""
+    """Config text -> device plan (on top of the hint: facts a config cannot hold). Every
+    number in it is one a switch can hold: the rules compute with them."""
     with unreadable_is_bad_input(file, os_name):
-        return vendor_for(os_name).parse(text, file, name, hint)
+        device = vendor_for(os_name).parse(text, file, name, hint)
+        absurd = _out_of_range(device, "")
+        if absurd:
+            raise ValueError(f"{absurd} is out of range")
+    return device
 
 
 def parse_config_file(

@@ -1,0 +1,292 @@
+"""Seeded fuzzing: broken and hostile inventories and configs never crash lossless.
+
+Mutated example inventories (inventories/*.yaml) go through validate, plan and render;
+mutated rendered configs of every OS (golden/lab/*) through lint --config, lint --configs
+and diff --running. Every run must exit 0, 1 or 2, print no traceback, and finish within
+CASE_SECONDS (enforced by an alarm, so a hang fails the case instead of the suite).
+The seed is fixed: a failure names its case id and replays the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import io
+import json
+import os
+import random
+import re
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, REPO
+from ruamel.yaml import YAML
+
+from lossless.cli import main
+
+SEED = 20_250_909
+# LOSSLESS_FUZZ_SCALE=20 runs twenty times as many cases (a deeper search, by hand).
+SCALE = int(os.environ.get("LOSSLESS_FUZZ_SCALE", "1"))
+INVENTORY_CASES = 60 * SCALE  # per example inventory
+CONFIG_CASES = 25 * SCALE  # per rendered config
+RENDERED = {"lab"}  # valid mutants of these are planned and rendered too (the pod: validated)
+CASE_SECONDS = 20  # generous: a loaded CI machine; a real case takes well under a second
+LAB = REPO / "inventories" / "lab.yaml"
+GOLDEN = REPO / "golden" / "lab"
+CONFIGS = {  # rendered config -> its OS
+    "leaf1.json": "sonic",
+    "leaf2.yaml": "cumulus",
+    "leaf3.cfg": "nxos",
+    "leaf4.conf": "junos",
+    "spine1.cfg": "eos",
+    "spine2.json": "sonic",
+}
+
+# Values a hostile or careless author writes where something else is expected.
+HOSTILE_VALUES: list[Any] = [
+    -1,
+    0,
+    1,
+    7,
+    65536,
+    2**63,
+    -(2**63),
+    1e308,
+    0.5,
+    "nan",
+    ".inf",
+    "",
+    " ",
+    "x" * 300,
+    "../../../tmp/pwned",
+    "a/b",
+    ".hidden",
+    "[0:99999999]",
+    "Ethernet[0:100000000]",
+    "leaf[1:2]:Ethernet[0:99999999]",
+    "400Q",
+    "99999999999999999999T",
+    True,
+    None,
+    [],
+    {},
+    [1, [2, [3]]],
+    {"a": {"b": {}}},
+]
+# Text a mutation splices into a YAML or config file.
+HOSTILE_TEXT = [
+    "!!int abc",
+    "!!timestamp x",
+    "!custom x",
+    "!!python/name:os.system",
+    "!!binary aGVsbG8=",
+    "*undefined",
+    "&a [*a, *a]",
+    "{",
+    "]",
+    "}",
+    "\t",
+    "\x00",
+    "\ufeff",
+    "\udcff",
+    "<<: 5",
+    "? [a]\n: b",
+    "%YAML 1.1",
+    "---",
+    "...",
+    "[" * 200,
+    "{" * 200,
+    '"unterminated',
+    "interface Ethernet1/1",
+    "  mtu 99999999999999999999",
+    "class-map type qos match-any x",
+    "set class-of-service interfaces",
+    "nv set qos",
+    '"PORT": {"Ethernet0": 5}',
+    "-1",
+    "abc",
+]
+
+
+# -- running one command --------------------------------------------------------------------
+
+
+class _TimedOut(Exception):
+    pass
+
+
+def _alarm(_signum, _frame):
+    raise _TimedOut()
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    """main(argv) in-process: the exit code and all it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(CASE_SECONDS)
+    started = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(argv))
+    except _TimedOut:
+        pytest.fail(f"{' '.join(argv)}: still running after {CASE_SECONDS} s")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    printed = out.getvalue() + err.getvalue()
+    assert time.perf_counter() - started < CASE_SECONDS
+    assert code in (0, 1, 2), f"{' '.join(argv)}: exit {code}\n{printed[-2000:]}"
+    assert "Traceback" not in printed, printed[-2000:]
+    return code, printed
+
+
+# -- mutations ------------------------------------------------------------------------------
+
+
+def _nodes(data: Any, path: tuple = ()):
+    yield path, data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _nodes(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _nodes(value, (*path, index))
+
+
+def _replace_node(rng: random.Random, data: Any) -> Any:
+    """One node (not the root) becomes a hostile value, loses a key, or gains a twin."""
+    paths = [path for path, _ in _nodes(data) if path]
+    path = rng.choice(paths)
+    parent = data
+    for part in path[:-1]:
+        parent = parent[part]
+    action = rng.random()
+    if action < 0.6:
+        parent[path[-1]] = rng.choice(HOSTILE_VALUES)
+    elif action < 0.8 and isinstance(parent, dict):
+        del parent[path[-1]]
+    elif isinstance(parent, dict):
+        parent[str(rng.choice(HOSTILE_VALUES))] = parent[path[-1]]  # renamed copy
+    else:
+        parent.append(parent[path[-1]])
+    return data
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _mutate_text(rng: random.Random, text: str) -> str:
+    """A text-level accident: lines dropped, repeated (whole sections too), swapped, cut off,
+    numbers and words replaced, hostile text spliced in."""
+    lines = _lines(text)
+    i, j = sorted(rng.randrange(len(lines)) for _ in range(2))
+    action = rng.randrange(8)
+    if action == 0:
+        del lines[i : j + 1]
+    elif action == 1:
+        lines[j + 1 : j + 1] = lines[i : j + 1]  # a repeated block: repeated sections
+    elif action == 2:
+        lines[i], lines[j] = lines[j], lines[i]
+    elif action == 3:
+        return text[: rng.randrange(len(text))]
+    elif action == 4:
+        numbers = list(re.finditer(r"\d+", text))
+        if numbers:
+            match = rng.choice(numbers)
+            value = str(rng.choice(HOSTILE_VALUES))
+            return text[: match.start()] + value + text[match.end() :]
+    elif action == 5:
+        words = re.findall(r"[A-Za-z_-]{3,}", text)
+        if words:
+            return text.replace(rng.choice(words), rng.choice(words), 1)
+    elif action == 6:
+        position = rng.randrange(len(text))
+        return text[:position] + rng.choice(HOSTILE_TEXT) + text[position:]
+    else:
+        lines.insert(i, lines[i][: rng.randrange(len(lines[i]) + 1)] + rng.choice(HOSTILE_TEXT))
+    return "\n".join(lines)
+
+
+def _mutate_data(rng: random.Random, data: Any, dump: Callable) -> str:
+    data = copy.deepcopy(data)
+    for _ in range(rng.randint(1, 3)):
+        data = _replace_node(rng, data)
+    return dump(data)
+
+
+@functools.cache
+def _original(path: Path) -> tuple[str, Any]:
+    """A file's text and its data (None for CLI configs, mutated as text only)."""
+    text = path.read_text()
+    if path.suffix == ".json":
+        return text, json.loads(text)
+    if path.suffix == ".yaml":
+        return text, YAML(typ="safe", pure=True).load(text)
+    return text, None
+
+
+def _mutated(path: Path, case: int) -> str:
+    """Case `case` of a file: a mutation of its data (half the time, where it has data) or
+    of its text. Seeded by file name and case number, so each case replays alone."""
+    rng = random.Random(f"{SEED}:{path.name}:{case}")
+    text, data = _original(path)
+    if data is not None and rng.random() < 0.5:
+        # JSON is YAML too: dumping the data as JSON is fast and reaches the same checks
+        return _mutate_data(rng, data, lambda d: json.dumps(d, indent=1))
+    return _mutate_text(rng, text)
+
+
+@pytest.fixture
+def lab_loaded_once(monkeypatch):
+    """The config cases all lint and diff against the unchanged lab inventory: load it once
+    (the YAML parse is most of a run's time), so the cases spend their time on the configs."""
+    from lossless import commands
+
+    load = commands.load_inventory
+    loaded = functools.cache(load)
+    monkeypatch.setattr(
+        commands, "load_inventory", lambda path: loaded(path) if Path(path) == LAB else load(path)
+    )
+
+
+# -- the cases ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", range(INVENTORY_CASES))
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_mutated_inventory(tmp_path, example, case):
+    inventory = tmp_path / example.name
+    inventory.write_text(_mutated(example, case), errors="surrogateescape")
+    code, _ = _run("validate", str(inventory))
+    if code != 0 or example.stem not in RENDERED:
+        return
+    _run("plan", str(inventory), "--format", "json")
+    _run("render", str(inventory), "-o", str(tmp_path / "out"))
+
+
+@pytest.mark.parametrize("case", range(CONFIG_CASES))
+@pytest.mark.parametrize("name", CONFIGS)
+def test_mutated_config(tmp_path, lab_loaded_once, name, case):
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    config = folder / name
+    config.write_text(_mutated(GOLDEN / name, case), errors="surrogateescape")
+    _run("lint", "--config", str(config), "--os", CONFIGS[name])
+    _run("lint", str(LAB), "--configs", str(folder))
+    _run("diff", str(LAB), "--running", str(folder), "--device", Path(name).stem)
+
+
+def test_the_fuzz_is_deterministic_and_varied():
+    files = [*EXAMPLES, *(GOLDEN / name for name in CONFIGS)]
+    first = [_mutated(path, case) for path in files for case in range(CONFIG_CASES)]
+    again = [_mutated(path, case) for path in files for case in range(CONFIG_CASES)]
+    assert first == again
+    assert len(set(first)) > 0.9 * len(first)
+    cases = len(EXAMPLES) * INVENTORY_CASES + len(CONFIGS) * CONFIG_CASES
+    assert cases >= 250

@@ -1,0 +1,199 @@
+"""Files: render checks its whole output folder before writing anything, writes each file
+safely (umask or kept mode, fixed-prefix temporary files, fsync), and no command reads or
+writes a path that leads out of the folder it was given."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from conftest import INVENTORIES, REPO
+
+from lossless import render
+
+LAB = str(INVENTORIES / "lab.yaml")
+GOLDEN = REPO / "golden" / "lab"
+NAMES = sorted(p.name for p in GOLDEN.iterdir() if p.name != "README.md")
+
+
+def _render(run, out, *extra):
+    return run("render", LAB, "-o", str(out), *extra)
+
+
+# -- the output folder is checked before anything is written --------------------------------
+
+
+def test_output_that_is_a_file(run, tmp_path):
+    out = tmp_path / "out"
+    out.write_text("not a folder")
+    result = _render(run, out)
+    assert result.code == 2 and f"-o {out}: not a folder" in result.err
+    assert out.read_text() == "not a folder"
+
+
+def test_output_that_is_a_dangling_symlink(run, tmp_path):
+    out = tmp_path / "out"
+    out.symlink_to(tmp_path / "nowhere")
+    result = _render(run, out)
+    assert result.code == 2 and "which does not exist" in result.err
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_output_that_is_not_writable(run, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    real_access = os.access
+    # the tests may run as root, which writes anywhere: ask os.access as a user would
+    monkeypatch.setattr(
+        render.os, "access", lambda path, mode: False if path == out else real_access(path, mode)
+    )
+    result = _render(run, out)
+    assert result.code == 2 and f"-o {out}: not writable" in result.err
+    assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "symlink-out"])
+def test_a_bad_target_stops_the_run_before_any_file_is_written(run, tmp_path, kind):
+    out, outside = tmp_path / "out", tmp_path / "outside.conf"
+    out.mkdir()
+    outside.write_text("keep me")
+    target = out / "leaf4.conf"  # not the first file written: nothing before it may appear
+    if kind == "folder":
+        target.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to(outside)
+    result = _render(run, out)
+    assert result.code == 2, result.out
+    assert {"folder": "is a folder", "fifo": "not a regular file", "symlink-out": "leads outside"}[
+        kind
+    ] in result.err
+    assert sorted(p.name for p in out.iterdir()) == ["leaf4.conf"]
+    assert outside.read_text() == "keep me"
+
+
+def test_check_does_not_wait_on_a_fifo(run, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "leaf1.json")
+    result = _render(run, out, "--check")
+    assert result.code == 2 and "not a regular file" in result.err
+
+
+def test_a_non_utf8_file_at_a_target_name_is_replaced(run, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "leaf2.yaml").write_bytes(b"\xff\xfe binary")
+    result = _render(run, out)
+    assert result.code == 0, result.err
+    assert (out / "leaf2.yaml").read_text() == (GOLDEN / "leaf2.yaml").read_text()
+
+
+# -- each file ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_files_follow_the_umask(run, tmp_path, umask, mode):
+    previous = os.umask(umask)
+    try:
+        assert _render(run, tmp_path / "out").code == 0
+    finally:
+        os.umask(previous)
+    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "out").iterdir()} == {oct(mode)}
+
+
+def test_a_replaced_file_keeps_its_mode(run, tmp_path):
+    out = tmp_path / "out"
+    assert _render(run, out).code == 0
+    (out / "leaf1.json").write_text("old")
+    (out / "leaf1.json").chmod(0o640)
+    assert _render(run, out).code == 0
+    assert (out / "leaf1.json").stat().st_mode & 0o777 == 0o640
+    assert (out / "leaf1.json").read_text() == (GOLDEN / "leaf1.json").read_text()
+
+
+def test_leftover_temporary_files_are_swept(run, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / f"{render.TEMP_PREFIX}leaf1.json.dead").write_text("half")
+    (out / "notes.txt").write_text("mine")
+    assert _render(run, out).code == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*NAMES, "notes.txt"])
+
+
+def test_a_failed_write_removes_its_temporary_file(run, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real_replace = os.replace
+
+    def replace(source, target):
+        if str(target).endswith("leaf3.cfg"):
+            raise OSError(28, "No space left on device")
+        real_replace(source, target)
+
+    monkeypatch.setattr(render.os, "replace", replace)
+    result = _render(run, out)
+    assert result.code == 2
+    assert f"cannot write {out / 'leaf3.cfg'}: No space left on device" in result.err
+    assert not [p for p in out.iterdir() if p.name.startswith(render.TEMP_PREFIX)]
+    assert not (out / "leaf3.cfg").exists()
+
+
+def test_files_and_folder_are_synced(run, tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor):
+        synced.append(os.path.realpath(f"/proc/self/fd/{descriptor}"))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(render.os, "fsync", fsync)
+    out = tmp_path / "out"
+    assert _render(run, out).code == 0
+    assert len(synced) == len(NAMES) + 1
+    assert synced[-1] == str(out.resolve())
+    assert all(render.TEMP_PREFIX in path for path in synced[:-1])
+
+
+# -- reading never leaves the folder --------------------------------------------------------
+
+
+@pytest.fixture
+def backups(tmp_path):
+    folder = tmp_path / "backups"
+    shutil.copytree(GOLDEN, folder)
+    secret = tmp_path / "secret.cfg"
+    secret.write_text("username admin secret 0 hunter2\n")
+    return folder, secret
+
+
+def test_diff_refuses_a_backup_that_leads_outside(run, backups):
+    folder, secret = backups
+    (folder / "spine1.cfg").unlink()
+    (folder / "spine1.cfg").symlink_to(secret)
+    result = run("diff", LAB, "--running", str(folder))
+    assert result.code == 2
+    assert "--running" in result.err and "leads outside" in result.err
+    assert "hunter2" not in result.out + result.err
+
+
+def test_lint_configs_refuses_a_config_that_leads_outside(run, backups):
+    folder, secret = backups
+    (folder / "leaf3.cfg").unlink()
+    (folder / "leaf3.cfg").symlink_to(secret)
+    result = run("lint", LAB, "--configs", str(folder))
+    assert result.code == 2
+    assert "--configs" in result.err and "leads outside" in result.err
+
+
+def test_mock_refuses_a_device_folder_that_leads_outside(run, tmp_path, monkeypatch):
+    monkeypatch.setenv("LOSSLESS_USERNAME", "netops")
+    monkeypatch.setenv("LOSSLESS_PASSWORD", "pw")
+    mock = tmp_path / "mock"
+    mock.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (mock / "spine1").symlink_to(tmp_path / "elsewhere")
+    result = run("diff", LAB, "--live", "--device", "spine1", "--mock", str(mock))
+    assert result.code == 2
+    assert "--mock" in result.err and "leads outside" in result.err
