@@ -414,3 +414,28 @@ def test_a_numeric_looking_password_stays_text(tmp_path):
     store = CredentialStore(str(path))
     assert store.for_device("spine1").password == "0123"
     assert store.for_device("x").password == "1e3"
+
+
+def test_an_unreadable_running_config_after_commit_rolls_back(run, mock):
+    running = _running("spine1.cfg")
+    start = running["running"].index("interface Ethernet1/1\n")
+    end = running["running"].index("!\n", start) + 2
+    running["running"] += running["running"][start:end]  # a repeated section
+    root = mock(
+        "spine1",
+        load_merge_candidate__1={},
+        compare_config__1={"diff": DIFF},
+        commit_config__1={},
+        rollback__1={},
+        get_config__1=running,
+    )
+    result = run(
+        "push", LAB, "--device", "spine1", "--commit", "--mock", str(root), "--format", "json"
+    )
+    assert result.code == 1 and "Traceback" not in result.err
+    device = _results(result)["spine1"]
+    assert device["status"] == "rolled-back"
+    assert device["message"].startswith(
+        "spine1 (running):1:1: not a valid EOS config: DuplicateChildError"
+    )
+    assert device["message"].endswith("; rolled back")
