@@ -70,8 +70,9 @@ def inside(folder: Path, name: str, what: str) -> Path:
     candidate = folder / name
     try:
         root, resolved = folder.resolve(), candidate.resolve()
+        escapes = resolved == root or not resolved.is_relative_to(root)
     except (OSError, RuntimeError):  # a symlink loop
-        resolved = root = None
-    if root is None or resolved is None or resolved == root or not resolved.is_relative_to(root):
+        escapes = True
+    if escapes:
         raise UsageError(f"{what}: {candidate} leads outside {folder}; refused")
     return candidate

@@ -55,7 +55,8 @@ def _split(text: str) -> list[str | tuple[str, str, str | None]]:
         literal = text[position : match.start()]
         if "[" in literal or "]" in literal:
             break
-        pieces += [literal, match.groups()]
+        start, end, step = match.groups()
+        pieces += [literal, (start, end, step)]
         position = match.end()
     tail = text[position:]
     if "[" in tail or "]" in tail:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +13,17 @@ REPO = Path(__file__).resolve().parent.parent
 INVENTORIES = REPO / "inventories"
 REFERENCE = REPO.parent / "shared" / "reference"
 EXAMPLES = sorted(INVENTORIES.glob("*.yaml"))
+
+
+def walk(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """(path, node) for every node of JSON-like data, the root first."""
+    yield path, data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from walk(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from walk(value, (*path, index))
 
 
 class Run:

@@ -29,6 +29,11 @@ def mock(tmp_path, monkeypatch):
     return record
 
 
+def _raises(exception: str, message: str) -> dict:
+    """A mock driver recording: the call raises napalm's `exception` with `message`."""
+    return {"exception": f"napalm.base.exceptions.{exception}", "args": [message]}
+
+
 def _running(device_file: str, change: tuple[str, str] | None = None) -> dict:
     text = (REPO / "golden" / "lab" / device_file).read_text()
     if change:
@@ -76,10 +81,7 @@ def test_failing_commit_discards_the_candidate(run, mock):
         "leaf3",
         load_merge_candidate__1={},
         compare_config__1={"diff": DIFF},
-        commit_config__1={
-            "exception": "napalm.base.exceptions.CommitError",
-            "args": ["simulated commit failure"],
-        },
+        commit_config__1=_raises("CommitError", "simulated commit failure"),
         discard_config__1={},
     )
     result = run(
@@ -133,7 +135,7 @@ def test_failing_canary_stops_the_batches(run, mock):
         "leaf3",
         load_merge_candidate__1={},
         compare_config__1={"diff": DIFF},
-        commit_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["boom"]},
+        commit_config__1=_raises("CommitError", "boom"),
         discard_config__1={},
     )
     # leaf4 and spine1 have no recordings: touching them would fail, not skip
@@ -160,10 +162,7 @@ def test_credentials_never_appear_in_output(run, mock):
         "leaf3",
         load_merge_candidate__1={},
         compare_config__1={"diff": DIFF},
-        commit_config__1={
-            "exception": "napalm.base.exceptions.CommitError",
-            "args": [f"authentication failed for netops/{SECRET}"],
-        },
+        commit_config__1=_raises("CommitError", f"authentication failed for netops/{SECRET}"),
         discard_config__1={},
     )
     mock(
@@ -213,10 +212,7 @@ def test_a_failed_discard_is_reported_not_discarded(run, mock):
         "leaf3",
         load_merge_candidate__1={},
         compare_config__1={"diff": DIFF},
-        discard_config__1={
-            "exception": "napalm.base.exceptions.ConnectionClosedException",
-            "args": ["session gone"],
-        },
+        discard_config__1=_raises("ConnectionClosedException", "session gone"),
     )
     result = run("push", LAB, "--device", "leaf3", "--mock", str(root), "--format", "json")
     assert result.code == 1
@@ -233,8 +229,8 @@ def test_a_failed_discard_after_a_failed_commit_says_so(run, mock):
         "leaf3",
         load_merge_candidate__1={},
         compare_config__1={"diff": DIFF},
-        commit_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["boom"]},
-        discard_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["stuck"]},
+        commit_config__1=_raises("CommitError", "boom"),
+        discard_config__1=_raises("CommitError", "stuck"),
     )
     result = run(
         "push", LAB, "--device", "leaf3", "--commit", "--mock", str(root), "--format", "json"
@@ -250,7 +246,7 @@ def test_a_failed_discard_fails_the_live_diff(run, mock):
         "spine1",
         load_merge_candidate__1={},
         compare_config__1={"diff": ""},
-        discard_config__1={"exception": "napalm.base.exceptions.CommitError", "args": ["x"]},
+        discard_config__1=_raises("CommitError", "x"),
     )
     result = run(
         "diff", LAB, "--live", "--device", "spine1", "--mock", str(root), "--format", "json"
@@ -345,7 +341,7 @@ def test_every_form_of_the_password_is_scrubbed(run, mock, monkeypatch):
         "leaf3",
         load_merge_candidate__1={},
         compare_config__1={"diff": diff},
-        commit_config__1={"exception": "napalm.base.exceptions.CommitError", "args": [error]},
+        commit_config__1=_raises("CommitError", error),
         discard_config__1={},
     )
     for fmt in ("text", "json"):

@@ -11,22 +11,12 @@ import io
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, walk
 from ruamel.yaml import YAML
 
 from lossless.inventory.yamlsource import load_yaml, parse_yaml_text
 
 UNKNOWN = "zz_unknown_key"
-
-
-def _walk(data: Any, path: tuple = ()):
-    yield path, data
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _walk(value, (*path, key))
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from _walk(value, (*path, index))
 
 
 def _at(data: Any, path: tuple) -> Any:
@@ -45,7 +35,7 @@ def _dump(data: Any) -> str:
 
 def _mutations(example):
     data = load_yaml(example).data
-    for path, node in _walk(data):
+    for path, node in walk(data):
         if isinstance(node, dict):
             yield "key", path, data
         elif isinstance(node, (int, float)) and not isinstance(node, bool):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, walk
 from ruamel.yaml import YAML
 
 from lossless.cli import main
@@ -148,19 +148,9 @@ def _run(*argv: str) -> tuple[int, str]:
 # -- mutations ------------------------------------------------------------------------------
 
 
-def _nodes(data: Any, path: tuple = ()):
-    yield path, data
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _nodes(value, (*path, key))
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from _nodes(value, (*path, index))
-
-
 def _replace_node(rng: random.Random, data: Any) -> Any:
     """One node (not the root) becomes a hostile value, loses a key, or gains a twin."""
-    paths = [path for path, _ in _nodes(data) if path]
+    paths = [path for path, _ in walk(data) if path]
     path = rng.choice(paths)
     parent = data
     for part in path[:-1]:

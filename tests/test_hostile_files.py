@@ -159,32 +159,21 @@ def test_files_and_folder_are_synced(run, tmp_path, monkeypatch):
 # -- reading never leaves the folder --------------------------------------------------------
 
 
-@pytest.fixture
-def backups(tmp_path):
-    folder = tmp_path / "backups"
+@pytest.mark.parametrize(
+    ("command", "option", "name"),
+    [("diff", "--running", "spine1.cfg"), ("lint", "--configs", "leaf3.cfg")],
+)
+def test_a_config_that_leads_outside_its_folder_is_refused(run, tmp_path, command, option, name):
+    folder = tmp_path / "configs"
     shutil.copytree(GOLDEN, folder)
     secret = tmp_path / "secret.cfg"
     secret.write_text("username admin secret 0 hunter2\n")
-    return folder, secret
-
-
-def test_diff_refuses_a_backup_that_leads_outside(run, backups):
-    folder, secret = backups
-    (folder / "spine1.cfg").unlink()
-    (folder / "spine1.cfg").symlink_to(secret)
-    result = run("diff", LAB, "--running", str(folder))
+    (folder / name).unlink()
+    (folder / name).symlink_to(secret)
+    result = run(command, LAB, option, str(folder))
     assert result.code == 2
-    assert "--running" in result.err and "leads outside" in result.err
+    assert f"{option}: {folder / name} leads outside {folder}; refused" in result.err
     assert "hunter2" not in result.out + result.err
-
-
-def test_lint_configs_refuses_a_config_that_leads_outside(run, backups):
-    folder, secret = backups
-    (folder / "leaf3.cfg").unlink()
-    (folder / "leaf3.cfg").symlink_to(secret)
-    result = run("lint", LAB, "--configs", str(folder))
-    assert result.code == 2
-    assert "--configs" in result.err and "leads outside" in result.err
 
 
 def test_mock_refuses_a_device_folder_that_leads_outside(run, tmp_path, monkeypatch):

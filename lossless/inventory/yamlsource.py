@@ -142,6 +142,14 @@ class _GuardedComposer(Composer):
             self._depth -= 1
 
 
+def _allowed_tags(node: Node) -> set[str]:
+    if isinstance(node, MappingNode):
+        return {MAPPING_TAG}
+    if isinstance(node, SequenceNode):
+        return {SEQUENCE_TAG}
+    return SCALAR_TAGS
+
+
 def _tag_name(node: Node) -> str:
     return str(node.tag).replace(_CORE, "!!")
 
@@ -161,10 +169,7 @@ class _Builder:
 
     def build(self, node: Node, path: PathKey) -> Any:
         self.document.marks.setdefault(path, _mark(node.start_mark))
-        allowed = {MappingNode: {MAPPING_TAG}, SequenceNode: {SEQUENCE_TAG}}.get(
-            type(node), SCALAR_TAGS
-        )
-        if str(node.tag) not in allowed:
+        if str(node.tag) not in _allowed_tags(node):
             self.problems.append(
                 self.document.problem(
                     path, f"YAML tag {_tag_name(node)} is not allowed here (plain values only)"
