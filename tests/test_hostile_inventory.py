@@ -4,6 +4,7 @@ are not files, RoCE classes no vendor can render, and numbers that are not numbe
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -12,8 +13,11 @@ import pytest
 from conftest import INVENTORIES, MINIMAL
 
 from lossless import ranges
+from lossless.errors import InputError
 from lossless.inventory import resolve
-from lossless.inventory.yamlsource import Document
+from lossless.inventory.yamlsource import Document, load_yaml
+from lossless.planner.fabric import plan_fabric
+from lossless.render import render_fabric
 
 LAB = (INVENTORIES / "lab.yaml").read_text()
 
@@ -216,19 +220,21 @@ def test_data_priority_zero_is_refused_where_it_is_written(run, write):
     assert "roles.spine.policy.roce: RoCE data has priority 0" in result.err
 
 
-def test_every_priority_pair_that_validates_renders(run, write, tmp_path):
+def test_every_priority_pair_that_validates_renders():
     """The general cause: each (data, CNP) priority pair either fails validate at its line
     or renders on every OS."""
-    for data in range(8):
-        for cnp in range(8):
-            inventory = _lab_with(
-                write,
-                "data: {dscp: 26, priority: 3}\n      cnp: {dscp: 48, priority: 6}",
-                f"data: {{dscp: 26, priority: {data}}}\n      cnp: {{dscp: 48, priority: {cnp}}}",
-            )
-            result = run("render", str(inventory), "-o", str(tmp_path / f"out{data}{cnp}"))
-            assert result.code in (0, 2), result.err
-            assert (result.code == 2) == (data == cnp or 0 in (data, cnp)), (data, cnp)
+    document = load_yaml(INVENTORIES / "lab.yaml")
+    roce = document.data["fabric"]["policy"]["roce"]
+    for data, cnp in itertools.product(range(8), repeat=2):
+        roce["data"]["priority"], roce["cnp"]["priority"] = data, cnp
+        try:
+            inventory = resolve.resolve_inventory(document)
+        except InputError as error:
+            assert data == cnp or 0 in (data, cnp), (data, cnp)
+            assert [p.path for p in error.problems] == ["fabric.policy.roce"]
+            continue
+        assert data != cnp and 0 not in (data, cnp)
+        assert len(render_fabric(plan_fabric(inventory))) == 6
 
 
 # -- numbers that are not numbers on the command line ---------------------------------------

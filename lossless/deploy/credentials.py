@@ -64,7 +64,7 @@ class CredentialStore:
             self._default = Credentials(username, password)
 
     def _load(self, path: Path) -> None:
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"credentials file {path} does not exist")
         if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise UsageError(f"credentials file {path} is readable by others: chmod 600 {path}")
