@@ -197,8 +197,11 @@ class _Resolver:
             classes_ok = self._traffic_classes_ok(
                 policy, list(zip(layers, layer_paths, strict=True))
             )
-            if not (classes_ok and self._safe_names(names, path)) or not self.add_ports(
-                spec.get("ports", {}), len(names), path, "ports"
+            names_ok = self._safe_names(names, path)
+            if not (
+                classes_ok
+                and names_ok
+                and self.add_ports(spec.get("ports", {}), len(names), path, "ports")
             ):
                 self.broken.update(names)
                 continue
