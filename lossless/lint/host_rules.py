@@ -217,3 +217,17 @@ def host_no_link_pause(fabric: FabricPlan):
                 port,
                 device,
             )
+
+
+@rule("LL210", "host-drift", "error", "config", "design.md: the plan is the intent")
+def host_drift(*_):
+    """A NIC setting in a host's saved state (`lossless lint --host-state`) differs from what
+    the inventory plans for it, or the state does not show it."""
+    return ()
+
+
+@rule("LL211", "host-state-missing", "warning", "config", "design.md")
+def host_state_missing(*_):
+    """A server or NIC of the inventory has no saved state in the --host-state folder, or its
+    NIC model's state is not read yet: it is checked from the inventory alone."""
+    return ()
