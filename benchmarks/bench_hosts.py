@@ -14,28 +14,20 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "inventories"))
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
+from bench_plan import best_of  # noqa: E402
 from generate_clos import generate  # noqa: E402
 
 from lossless.inventory import load_inventory  # noqa: E402
 from lossless.plan import FabricPlan  # noqa: E402
 from lossless.planner.hosts import plan_nics  # noqa: E402
 from lossless.render_hosts import render_hosts  # noqa: E402
-
-
-def best_of(runs: int, action):
-    best, result = float("inf"), None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = action()
-        best = min(best, time.perf_counter() - started)
-    return best, result
 
 
 def main() -> None:

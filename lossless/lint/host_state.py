@@ -42,6 +42,11 @@ def _finding(nic: NicPlan, source: str, rule: str, severity: str, message: str) 
     return Finding(source, rule, severity, text, device or None, port or None)
 
 
+def _missing(nic: NicPlan, message: str) -> Finding:
+    """LL211 at the NIC's line in the inventory: it is checked from the inventory alone."""
+    return _finding(nic, nic.source, "LL211", "warning", message)
+
+
 def _shown(value: Any) -> str:
     return "not in the saved state" if value is None else f"{value} on the host"
 
@@ -95,39 +100,16 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
     for server, nics in group(plan.nics.values(), lambda n: n.server).items():
         server_folder = _inside(folder, server)
         if server_folder is None or not server_folder.is_dir():
-            findings.append(
-                _finding(
-                    nics[0],
-                    nics[0].source,
-                    "LL211",
-                    "warning",
-                    f"no saved state in {folder / server}",
-                )
-            )
+            findings.append(_missing(nics[0], f"no saved state in {folder / server}"))
             continue
         for nic in nics:
             if host_vendor(nic.model) is not hosts_nvidia:
-                findings.append(
-                    _finding(
-                        nic,
-                        nic.source,
-                        "LL211",
-                        "warning",
-                        f"the state of {nic.model or 'model-less'} NICs is not read yet",
-                    )
-                )
+                model = nic.model or "model-less"
+                findings.append(_missing(nic, f"the state of {model} NICs is not read yet"))
                 continue
             nic_folder = _inside(server_folder, nic.name)
             if nic_folder is None or not nic_folder.is_dir():
-                findings.append(
-                    _finding(
-                        nic,
-                        nic.source,
-                        "LL211",
-                        "warning",
-                        f"no saved state in {server_folder / nic.name}",
-                    )
-                )
+                findings.append(_missing(nic, f"no saved state in {server_folder / nic.name}"))
                 continue
             state = hosts_nvidia_state.parse_state(nic_folder, nic)
             findings += host_drift(nic, state)
