@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import INVENTORIES, REPO
 
+from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.lint.host_state import STATE_FIELDS, fabric_from_host_state
 from lossless.lint.registry import lint
@@ -298,17 +299,20 @@ def test_garbage_state_is_read_quickly_and_says_nothing(tmp_path):
 
     folder = tmp_path / "gpu01" / "eth0"
     folder.mkdir(parents=True)
-    (folder / "mlnx_qos.txt").write_text(("prio:1 dscp:" + " " * 50_000 + "x\n") * 200)
-    (folder / "sysfs.txt").write_text(("/ecn/roce_np/" + "9" * 100_000 + "\n") * 100)
+    (folder / "mlnx_qos.txt").write_text(("prio:1 dscp:" + " " * 1000 + "x\n" + "priority" + " 1" * 500 + "x\n") * 1000)
+    (folder / "sysfs.txt").write_text(("/ecn/roce_np/" + "9" * 100_000 + "\n") * 20)
     (folder / "ethtool-pause.txt").write_bytes(b"\xff\xfe not text")
     started = time.monotonic()
-    with pytest.raises(Exception) as error:
+    with pytest.raises(InputError) as error:
         parse_state(folder, PLAN.nics["gpu01:eth0"])
     assert "cannot read config" in str(error.value)  # undecodable: bad input, no traceback
     (folder / "ethtool-pause.txt").write_text("")
     state = parse_state(folder, PLAN.nics["gpu01:eth0"])
     assert state.trust is None and state.pfc_priorities is None
     assert time.monotonic() - started < 5
+    (folder / "sysfs.txt").write_bytes(b"x" * (5 * 1024 * 1024))
+    with pytest.raises(InputError, match="not a saved NIC state"):
+        parse_state(folder, PLAN.nics["gpu01:eth0"])
 
 
 def test_missing_state_and_unread_models_are_warnings(tmp_path, run):

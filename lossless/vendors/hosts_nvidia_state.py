@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lossless.errors import InputError, Problem
 from lossless.plan import NicPlan
 from lossless.vendors.common import read_config
 from lossless.vendors.hosts_nvidia import DCQCN_KNOBS
@@ -33,6 +34,7 @@ from lossless.vendors.hosts_nvidia import DCQCN_KNOBS
 QOS_FILE, SYSFS_FILE, PAUSE_FILE = "mlnx_qos.txt", "sysfs.txt", "ethtool-pause.txt"
 
 MAX_LINE = 1024  # longer lines are not state lines (bounded time on any input)
+MAX_BYTES = 4 * 1024 * 1024  # a report is a few kB; a larger file is not a saved state
 _TRUST = re.compile(r"^Priority trust (?:state|mode):\s*(\S+)")
 _DSCP2PRIO = re.compile(r"^\s*prio:(\d)\s+dscp:([0-9,]*)\s*$")
 _CABLE = re.compile(r"^Cable len:\s*(\d+)")
@@ -57,6 +59,9 @@ class _Reader:
         path = self.folder / name
         if not path.is_file():
             return []
+        if path.stat().st_size > MAX_BYTES:
+            message = f"larger than {MAX_BYTES} bytes: not a saved NIC state"
+            raise InputError([Problem(str(path), 1, 1, "", message)])
         text = read_config(str(path))
         return [
             (line, f"{path}:{number}:1")
