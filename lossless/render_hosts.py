@@ -108,6 +108,24 @@ def _environment_file(
     return text, []
 
 
+def _operator_file(
+    fabric: FabricPlan, server: str, nics: list[NicPlan]
+) -> tuple[str | None, list[str]]:
+    documents, notes = hosts_nvidia.operator_documents(server, nics)
+    if not documents:
+        return None, notes
+    text = (
+        environment()
+        .get_template("hosts/nicconfig.yaml.j2")
+        .render(
+            server=server,
+            fabric=fabric.name,
+            documents=hosts_nvidia.operator_yaml(documents).rstrip("\n"),
+        )
+    )
+    return text, notes
+
+
 def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFiles:
     """Every selected server's files; InputError (nothing rendered) if a NIC's settings cannot
     be said with its vendor's tools or a name cannot be a file name."""
@@ -143,18 +161,10 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
             result.files[f"{server}.nccl.env"] = env_text
         nvidia = [nic for nic, module in rendered if module is hosts_nvidia]
         if nvidia:
-            documents, notes = hosts_nvidia.operator_documents(server, nvidia)
+            operator_text, notes = _operator_file(fabric, server, nvidia)
             result.notes += notes
-            if documents:
-                result.files[f"{server}.nicconfig.yaml"] = (
-                    environment()
-                    .get_template("hosts/nicconfig.yaml.j2")
-                    .render(
-                        server=server,
-                        fabric=fabric.name,
-                        documents=hosts_nvidia.operator_yaml(documents).rstrip("\n"),
-                    )
-                )
+            if operator_text:
+                result.files[f"{server}.nicconfig.yaml"] = operator_text
     if problems:
         raise InputError(problems)
     for model, (reason, where) in unsupported.items():

@@ -281,3 +281,17 @@ def test_usage_errors(run, tmp_path):
     assert run("render", LAB, "-o", str(tmp_path), "--hosts", "--device", "leaf1").code == 2
     wrong = run("render", LAB, "-o", str(tmp_path), "--hosts", "--server", "gpu1")
     assert wrong.code == 2 and 'did you mean "gpu01"' in wrong.err
+
+
+def test_what_the_operator_cannot_say_is_a_note_not_a_resource(run, write, tmp_path):
+    text = (INVENTORIES / "lab.yaml").read_text()
+    text = text.replace(
+        'nics: {"eth[0:1]": {speed: 400G, model: ConnectX-7, mtu: 9000}}',
+        "nics: {eth0: {speed: 400G, model: ConnectX-7}, "
+        "eth1: {speed: 400G, model: ConnectX-7, sriov_vfs: 4}}",
+    )
+    result = run("render", str(write(text)), "-o", str(tmp_path), "--hosts")
+    assert result.code == 0, result.err
+    assert "gpu01: NICs eth0, eth1 differ in settings a NicConfigurationTemplate" in result.err
+    assert not (tmp_path / "gpu01.nicconfig.yaml").exists()
+    assert (tmp_path / "gpu01.sh").exists()  # the script says it all
