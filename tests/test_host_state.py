@@ -299,7 +299,8 @@ def test_garbage_state_is_read_quickly_and_says_nothing(tmp_path):
 
     folder = tmp_path / "gpu01" / "eth0"
     folder.mkdir(parents=True)
-    (folder / "mlnx_qos.txt").write_text(("prio:1 dscp:" + " " * 1000 + "x\n" + "priority" + " 1" * 500 + "x\n") * 1000)
+    pathological = "prio:1 dscp:" + " " * 1000 + "x\n" + "priority" + " 1" * 500 + "x\n"
+    (folder / "mlnx_qos.txt").write_text(pathological * 1000)
     (folder / "sysfs.txt").write_text(("/ecn/roce_np/" + "9" * 100_000 + "\n") * 20)
     (folder / "ethtool-pause.txt").write_bytes(b"\xff\xfe not text")
     started = time.monotonic()
