@@ -104,6 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write nothing; exit 1 listing devices whose files differ",
     )
+    render.add_argument(
+        "--hosts",
+        action="store_true",
+        help="write the servers' NIC settings instead: <server>.sh, <server>.nicconfig.yaml "
+        "(NVIDIA operator), <server>.nccl.env, collect-host-state.sh",
+    )
+    render.add_argument(
+        "--server", action="append", default=[], help="with --hosts: only this server (repeat)"
+    )
     render.set_defaults(handler=_render)
 
     lint = commands.add_parser(
@@ -113,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--configs", help="folder of configs (<device>.<ext>) to lint against it")
     lint.add_argument("--config", help="one config file to lint alone (with --os)")
     lint.add_argument("--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"])
+    lint.add_argument(
+        "--host-state",
+        metavar="DIR",
+        help="folder of saved NIC state (DIR/<server>/<nic>/, from collect-host-state.sh)",
+    )
     lint.add_argument(
         "--select", action="append", default=[], help="only these rule IDs (prefixes)"
     )

@@ -93,6 +93,10 @@ def explain_command(args: argparse.Namespace) -> int:
 
 
 def render_command(args: argparse.Namespace) -> int:
+    if args.hosts or args.server:
+        from lossless.host_commands import render_hosts_command
+
+        return render_hosts_command(args)
     inventory = load_inventory(args.inventory)
     _require_devices(inventory, args.device, args.inventory)
     selected = [
@@ -138,6 +142,13 @@ def lint_command(args: argparse.Namespace) -> int:
             if not folder.is_dir():
                 raise UsageError(f"--configs: {folder} is not a folder")
             plan, extra = fabric_from_configs(plan, folder)
+        if args.host_state:
+            from lossless.host_commands import read_host_state
+
+            plan, host_findings = read_host_state(plan, args.host_state)
+            extra += host_findings
+    if args.host_state and not args.inventory:
+        raise UsageError("--host-state DIR needs the INVENTORY the hosts belong to")
     result = lint(plan, args.select, args.ignore, extra)
     if args.format == "junit":
         print(junit(result.findings, list(plan.devices)))

@@ -71,6 +71,42 @@ class SchedulerPolicy:
 
 
 @dataclass(frozen=True)
+class HostPolicy:
+    """Host-side RoCE settings the NICs linked to a switch inherit (schema: host_policy)."""
+
+    trust: str
+    mtu: int
+    ecn_np: bool
+    ecn_rp: bool
+    dcqcn: tuple[tuple[str, int], ...]  # sorted (name, value) pairs
+    gid_index: int | None
+    sriov_vfs: int
+
+    @staticmethod
+    def from_mapping(values: dict[str, Any]) -> HostPolicy:
+        return HostPolicy(
+            trust=values["trust"],
+            mtu=values["mtu"],
+            ecn_np=values["ecn"]["np"],
+            ecn_rp=values["ecn"]["rp"],
+            dcqcn=tuple(sorted(values["dcqcn"].items())),
+            gid_index=values["gid_index"],
+            sriov_vfs=values["sriov_vfs"],
+        )
+
+    def mapping(self) -> dict[str, Any]:
+        """The inventory's shape of these settings, for merging server and NIC overrides."""
+        return {
+            "trust": self.trust,
+            "mtu": self.mtu,
+            "ecn": {"np": self.ecn_np, "rp": self.ecn_rp},
+            "dcqcn": dict(self.dcqcn),
+            "gid_index": self.gid_index,
+            "sriov_vfs": self.sriov_vfs,
+        }
+
+
+@dataclass(frozen=True)
 class Policy:
     roce: RocePolicy
     mtu: int
@@ -79,6 +115,7 @@ class Policy:
     ecmp: EcmpPolicy
     headroom: HeadroomPolicy
     scheduler: SchedulerPolicy
+    host: HostPolicy
 
     @staticmethod
     def from_mapping(values: dict[str, Any]) -> Policy:
@@ -93,6 +130,7 @@ class Policy:
             ecmp=EcmpPolicy(**ecmp),
             headroom=HeadroomPolicy(**values["headroom"]),
             scheduler=SchedulerPolicy(**values["scheduler"]),
+            host=HostPolicy.from_mapping(values["host"]),
         )
 
 
@@ -130,10 +168,7 @@ class Nic:
     name: str
     speed_mbps: int
     model: str | None
-    mtu: int | None
-    roce: RocePolicy | None
-    pfc_priorities: tuple[int, ...] | None
-    trust: str | None
+    host: dict[str, Any]  # host settings written on the NIC (schema host_settings keys)
     where: Location
 
 
@@ -144,6 +179,7 @@ class Server:
     nics: dict[str, Nic]
     where: Location
     description: str = ""
+    host: dict[str, Any] = field(default_factory=dict)  # host settings for all its NICs
 
 
 @dataclass(frozen=True, order=True)
@@ -177,6 +213,7 @@ class Inventory:
     servers: dict[str, Server]
     links: list[Link]
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    policy: Policy | None = None  # the fabric's policy (what a NIC without a link inherits)
     _link_by_endpoint: dict[Endpoint, Link] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -154,15 +154,36 @@ class LinkPlan:
 
 @dataclass
 class NicPlan:
-    """A server NIC as the inventory describes it, for the switch/NIC agreement checks."""
+    """The host end of a link: a server NIC's RoCE settings, inherited from the switch port at
+    the other end of its cable unless the inventory overrides them.
 
-    speed_mbps: int
-    mtu: int | None
+    Parsed host state fills the same fields; None there means the state does not say."""
+
+    server: str
+    name: str  # the interface name
+    model: str | None
+    peer: str | None  # "switch:port" at the other end of the cable
+    speed_mbps: int | None
+    mtu: int | None  # IP MTU of the interface
+    trust: str | None  # "dscp" or "pcp": what the NIC classifies received packets by
     pfc_priorities: list[int] | None
-    roce_dscp: int | None
+    roce_dscp: int | None  # DSCP of RoCE data (traffic class byte = DSCP << 2)
+    roce_priority: int | None  # priority RoCE data is sent and received on
     cnp_dscp: int | None
-    trust: str | None
+    cnp_priority: int | None  # priority CNPs are sent on
+    ecn_np: bool | None  # DCQCN notification point on the RoCE priority
+    ecn_rp: bool | None  # DCQCN reaction point on the RoCE priority
+    link_pause: bool | None  # 802.3x pause (never together with PFC)
+    cable_m: int | None  # cable length the NIC sizes its receive buffer thresholds for
+    dcqcn: dict[str, int]  # DCQCN parameters by neutral name; unset: firmware default
+    gid_index: int | None
+    sriov_vfs: int | None
     source: str
+    sources: dict[str, str] = field(default_factory=dict)  # per field, where it was read
+
+    def where(self, field_name: str) -> str:
+        """FILE:LINE:COL of one setting (parsed state), else of the NIC."""
+        return self.sources.get(field_name, self.source)
 
 
 @dataclass

@@ -65,8 +65,36 @@ def _break_dscp_map(plan):
     plan.devices["spine2"].maps.dscp_to_tc[26] = 4
 
 
+def _nic(plan):
+    return plan.nics["gpu01:eth0"]
+
+
 def _break_nic(plan):
-    plan.nics["gpu01:eth0"].pfc_priorities = [4]
+    _nic(plan).speed_mbps = 200_000
+
+
+def _break_nic_trust(plan):
+    _nic(plan).trust = "pcp"
+
+
+def _break_nic_pfc(plan):
+    _nic(plan).pfc_priorities = [4]
+
+
+def _break_nic_roce_dscp(plan):
+    _nic(plan).roce_dscp = 0
+
+
+def _break_nic_cnp_dscp(plan):
+    _nic(plan).cnp_dscp = 46
+
+
+def _break_nic_ecn(plan):
+    _nic(plan).ecn_np = False
+
+
+def _break_nic_link_pause(plan):
+    _nic(plan).link_pause = True
 
 
 def _break_ecn_missing(plan):
@@ -123,6 +151,8 @@ def _break_weights(plan):
             queue.weight = 80
 
 
+NIC_LINE = "inventories/lab.yaml:90:12"  # gpu[01:02] eth[0:1]
+
 CASES = {
     "LL101": (_break_headroom, "inventories/lab.yaml:42:7"),
     "LL102": (_break_size, "inventories/lab.yaml:42:7"),
@@ -132,7 +162,7 @@ CASES = {
     "LL106": (_break_link_mtu, "inventories/lab.yaml:86:7"),
     "LL107": (_break_link_speed, "inventories/lab.yaml:86:7"),
     "LL108": (_break_dscp_map, "inventories/lab.yaml:86:7"),
-    "LL109": (_break_nic, "inventories/lab.yaml:42:7"),
+    "LL109": (_break_nic, NIC_LINE),
     "LL110": (_break_ecn_missing, "inventories/lab.yaml:42:7"),
     "LL111": (_break_ecn_thresholds, "inventories/lab.yaml:42:7"),
     "LL112": (_break_ecn_before_pfc, "inventories/lab.yaml:42:7"),
@@ -146,6 +176,12 @@ CASES = {
     "LL117": (_break_seed, "inventories/lab.yaml:71:3"),
     "LL118": (_break_mtu, "inventories/lab.yaml:42:7"),
     "LL119": (_break_weights, "inventories/lab.yaml:35:3"),
+    "LL130": (_break_nic_trust, NIC_LINE),
+    "LL131": (_break_nic_pfc, NIC_LINE),
+    "LL132": (_break_nic_roce_dscp, NIC_LINE),
+    "LL133": (_break_nic_cnp_dscp, NIC_LINE),
+    "LL134": (_break_nic_ecn, NIC_LINE),
+    "LL135": (_break_nic_link_pause, NIC_LINE),
 }
 
 
@@ -161,6 +197,14 @@ def test_rule_flags_a_broken_plan(plan, rule_id):
     flagged = findings(plan, rule_id)
     assert flagged, rule_id
     assert any(f.source.endswith(source) for f in flagged), [str(f) for f in flagged]
+
+
+def test_host_findings_are_at_both_ends_of_the_cable(plan):
+    _break_nic_pfc(plan)
+    sources = sorted(f.source for f in findings(plan, "LL131"))
+    assert len(sources) == 2
+    assert sources[0].endswith("inventories/lab.yaml:42:7") and sources[1].endswith(NIC_LINE)
+    assert all(f.device == "leaf1" and f.port == "Ethernet0" for f in findings(plan, "LL131"))
 
 
 def test_rules_have_explanations_and_sources():

@@ -50,6 +50,22 @@ DEFAULT_POLICY: dict[str, Any] = {
     },
     # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (vendors.md 4h [SRC]).
     "scheduler": {"roce_weight": 50, "default_weight": 50},
+    # Host side (NICs), inherited by the NIC at the other end of each switch port:
+    # trust dscp: DSCP-based PFC, as every switch here classifies (physics.md 4 rule 12; Guo
+    # 2016). NIC MTU 9000 under a 9100+ switch MTU (physics.md 4 rule 13: the AMD guide runs
+    # NICs at 9000 under 9214-9216 switches). DCQCN notification and reaction point on: NVIDIA's
+    # default (DOCA "DCQCN CC Parameters": DcQcnEnablePrio default Enable), and without them
+    # the switches' ECN marks reach no sender. dcqcn {}: NIC firmware defaults. gid_index None:
+    # NCCL >= 2.21 and UCX pick the RoCE v2 GID themselves. sriov_vfs 0: bare-metal GPU backend
+    # NICs carry no VFs (only the NVIDIA operator output states it).
+    "host": {
+        "trust": "dscp",
+        "mtu": 9000,
+        "ecn": {"np": True, "rp": True},
+        "dcqcn": {},
+        "gid_index": None,
+        "sriov_vfs": 0,
+    },
 }
 
 ECN_THRESHOLD_KEYS = ("min_bytes", "max_bytes", "probability_percent")

@@ -40,9 +40,7 @@ from lossless.model import (
     Nic,
     Policy,
     Port,
-    RocePolicy,
     Server,
-    TrafficClass,
 )
 from lossless.planner.qos import DEFAULT_TC
 from lossless.units import format_speed, parse_speed
@@ -52,6 +50,12 @@ from lossless.units import format_speed, parse_speed
 MAX_PORTS_PER_DEVICE = 4096  # ports of a switch, or NICs of a server
 MAX_PORTS = 1_000_000  # switch ports and NICs in all
 MAX_EXPANDED_NAMES = 4_000_000  # every name a range gives, counted over the whole inventory
+
+# Keys of a NIC spec that are host settings (schema host_settings): the planner merges them
+# over what the NIC inherits from its switch port.
+HOST_SETTINGS = (
+    "roce", "pfc_priorities", "trust", "mtu", "ecn", "dcqcn", "gid_index", "sriov_vfs"
+)
 
 # Default length of a cable type is the longest that type reaches, so that a link written
 # with a type never gets less headroom than the real cable needs (physics.md 6).
@@ -375,6 +379,7 @@ class _Resolver:
                     nics={nic.name: nic for nic in nics_template},
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
+                    host=dict(spec.get("host", {})),
                 )
         return servers
 
@@ -382,28 +387,17 @@ class _Resolver:
         seen: set[str] = set()
         for key, spec in specs.items():
             path: PathKey = (*server_path, "nics", key)
-            roce = spec.get("roce")
-            nic_roce = None
-            if roce is not None:
-                defaults = DEFAULT_POLICY["roce"]
-                nic_roce = RocePolicy(
-                    TrafficClass(**{**defaults["data"], **roce.get("data", {})}),
-                    TrafficClass(**{**defaults["cnp"], **roce.get("cnp", {})}),
-                )
+            host = {k: v for k, v in spec.items() if k in HOST_SETTINGS}
             for name in self.expand(key, path, key=True):
                 if name in seen:
                     self.problem(path, f"NIC {name!r} is defined twice", key=True)
                     continue
                 seen.add(name)
-                priorities = spec.get("pfc_priorities")
                 yield Nic(
                     name=name,
                     speed_mbps=parse_speed(spec["speed"]),
                     model=spec.get("model"),
-                    mtu=spec.get("mtu"),
-                    roce=nic_roce,
-                    pfc_priorities=tuple(priorities) if priorities is not None else None,
-                    trust=spec.get("trust"),
+                    host=host,
                     where=self.where(path, key=True),
                 )
 
@@ -582,6 +576,7 @@ class _Resolver:
             servers=servers,
             links=links,
             lint_ignore=dict(fabric.get("lint_ignore", {})),
+            policy=self.policy([fabric.get("policy", {})]),
         )
 
 

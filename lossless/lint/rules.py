@@ -13,7 +13,6 @@ from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
 from lossless.units import format_speed, whole_metres
 
-L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
 ROCE_MIN_MTU = 9000
 EOS_MAX_MTU = 9214
 
@@ -201,43 +200,6 @@ def link_dscp_map_match(fabric: FabricPlan):
                 )
 
 
-@rule("LL109", "server-nic-agreement", "error", "fabric", "physics.md 4 rules 12 and 13")
-def server_nic_agreement(fabric: FabricPlan):
-    """A server-facing port agrees with the NIC behind it: same speed, the NIC's PFC priorities,
-    the fabric's RoCE DSCP, and a switch MTU that carries the NIC MTU plus L2 overhead."""
-    for device in fabric.devices.values():
-        for port in device.ports.values():
-            nic = fabric.nics.get(port.peer or "") if port.peer_kind == "server" else None
-            if nic is None:
-                continue
-            where = (port.source, device.name, port.name)
-            if nic.speed_mbps != port.speed_mbps:
-                yield _at(where, "LL109", f"NIC {port.peer} runs at {format_speed(nic.speed_mbps)}")
-            if nic.pfc_priorities is not None and sorted(nic.pfc_priorities) != sorted(
-                port.pfc_priorities
-            ):
-                yield _at(
-                    where,
-                    "LL109",
-                    f"NIC {port.peer} uses PFC priorities "
-                    f"{nic.pfc_priorities}, the port {port.pfc_priorities}",
-                )
-            if nic.roce_dscp is not None and nic.roce_dscp != device.roce_dscp:
-                yield _at(
-                    where,
-                    "LL109",
-                    f"NIC {port.peer} sends RoCE with DSCP {nic.roce_dscp}, "
-                    f"the switch expects {device.roce_dscp}",
-                )
-            if nic.mtu is not None and port.mtu < nic.mtu + L2_OVERHEAD:
-                yield _at(
-                    where,
-                    "LL109",
-                    f"port MTU {port.mtu} cannot carry NIC MTU {nic.mtu} "
-                    f"plus {L2_OVERHEAD} B of L2 overhead",
-                )
-
-
 @rule("LL110", "ecn-on-lossless-queue", "error", "port", "physics.md 4 rule 10")
 def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless queue marks ECN, so DCQCN slows senders before PFC has to pause them."""
@@ -402,3 +364,6 @@ def _link_findings(ends: tuple, rule_id: str, message: str):
         _at((port.source, device.name, port.name), rule_id, message)
         for port, device in ((port_a, device_a), (port_b, device_b))
     ]
+
+
+from lossless.lint import host_rules  # noqa: E402, F401  (registers the host rules)

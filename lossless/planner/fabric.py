@@ -11,7 +11,6 @@ from lossless.plan import (
     HeadroomPlan,
     HeadroomSettings,
     LinkPlan,
-    NicPlan,
     PortPlan,
 )
 from lossless.planner.budget import plan_budget
@@ -20,6 +19,7 @@ from lossless.planner.ecmp import plan_ecmp
 from lossless.planner.ecn import ecn_thresholds, pfc_trigger_bytes
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
+from lossless.planner.hosts import plan_nics
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
 from lossless.units import whole_metres
 
@@ -192,25 +192,12 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         LinkPlan(str(link.a), str(link.b), link.cable_m, str(link.where))
         for link in inventory.links
     ]
-    nics = {
-        f"{server.name}:{nic.name}": NicPlan(
-            speed_mbps=nic.speed_mbps,
-            mtu=nic.mtu,
-            pfc_priorities=None if nic.pfc_priorities is None else list(nic.pfc_priorities),
-            roce_dscp=nic.roce.data.dscp if nic.roce else None,
-            cnp_dscp=nic.roce.cnp.dscp if nic.roce else None,
-            trust=nic.trust,
-            source=str(nic.where),
-        )
-        for server in inventory.servers.values()
-        for nic in server.nics.values()
-    }
     return FabricPlan(
         name=inventory.fabric_name,
         inventory=inventory.file,
         devices=devices,
         links=links,
-        nics=nics,
+        nics=plan_nics(inventory),
         lint_ignore=dict(inventory.lint_ignore),
         derivations=dict(sorted(planner.derivations.items())),
     )

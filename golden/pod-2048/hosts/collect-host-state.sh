@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Save the RoCE state of this host's NICs for `lossless lint INVENTORY --host-state DIR`.
+#
+#   collect-host-state.sh [-n SERVER] DIR [INTERFACE ...]
+#
+# Writes DIR/SERVER/INTERFACE/:
+#   mlnx_qos.txt       what `mlnx_qos -i INTERFACE` prints (trust, DSCP map, PFC, cable length)
+#   sysfs.txt          PATH:VALUE lines, as `grep -H .` prints them: the interface's mtu and
+#                      speed, every DCQCN knob under /sys/class/net/INTERFACE/ecn, the port's
+#                      RoCE traffic class (MLNX_OFED tc/1/traffic_class) and the RDMA-CM default
+#                      ToS (`cma_roce_tos -d DEV`, which prints it when given no -t)
+#   ethtool-pause.txt  what `ethtool -a INTERFACE` prints (802.3x pause)
+# SERVER is the name the inventory gives this host (default: the short host name). Without
+# INTERFACEs it saves every interface whose RDMA device is driven by mlx5_core. It changes
+# nothing on the host; run it as root (mlnx_qos and cma_roce_tos need root).
+set -euo pipefail
+
+SYS="${LOSSLESS_SYSFS:-/sys}"  # another root for sysfs and configfs, for tests only
+
+die() { printf 'collect-host-state: %s\n' "$*" >&2; exit 2; }
+
+server=$(hostname -s)
+while getopts "n:h" option; do
+  case $option in
+    n) server=$OPTARG ;;
+    h) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) die "usage: collect-host-state.sh [-n SERVER] DIR [INTERFACE ...]" ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || die "usage: collect-host-state.sh [-n SERVER] DIR [INTERFACE ...]"
+dir=$1
+shift
+case $server in
+  "" | . | .. | */*) die "not a usable server name: $server" ;;
+esac
+
+rdma_devices() {
+  local dev
+  for dev in "$SYS/class/net/$1/device/infiniband/"*; do
+    [ -e "$dev" ] && basename "$dev"
+  done
+  return 0
+}
+
+if [ $# -eq 0 ]; then
+  for path in "$SYS/class/net/"*; do
+    interface=$(basename "$path")
+    driver=$(readlink "$path/device/driver" 2>/dev/null || true)
+    if [ "${driver##*/}" = mlx5_core ] && [ -n "$(rdma_devices "$interface")" ]; then
+      set -- "$@" "$interface"
+    fi
+  done
+  [ $# -ge 1 ] || die "no mlx5 RDMA interface found; name the interfaces"
+fi
+
+for interface in "$@"; do
+  case $interface in
+    "" | . | .. | */*) die "not an interface name: $interface" ;;
+  esac
+  [ -e "$SYS/class/net/$interface" ] || die "no interface $interface"
+  out="$dir/$server/$interface"
+  mkdir -p "$out"
+  mlnx_qos -i "$interface" >"$out/mlnx_qos.txt" 2>&1 || true
+  ethtool -a "$interface" >"$out/ethtool-pause.txt" 2>&1 || true
+  {
+    grep -s -H . "$SYS/class/net/$interface/mtu" "$SYS/class/net/$interface/speed" || true
+    grep -s -r -H . "$SYS/class/net/$interface/ecn" || true
+    for dev in $(rdma_devices "$interface"); do
+      grep -s -H . "$SYS/class/infiniband/$dev/tc/1/traffic_class" || true
+      if tos=$(cma_roce_tos -d "$dev" 2>/dev/null); then
+        printf '%s:%s\n' "$SYS/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos" "$tos"
+      fi
+    done
+  } >"$out/sysfs.txt"
+  echo "collect-host-state: saved $interface in $out"
+done

@@ -1,0 +1,233 @@
+"""Lint rules for the host end of every server link: a NIC's RoCE settings against the switch
+port at the other end of its cable (physics.md section 4; vendors.md section 6).
+
+The NIC side comes from the inventory (what it inherits and overrides) or from a host's saved
+state (`lossless lint --host-state`); the switch side from the inventory or a switch config.
+Every finding is reported at both ends: where the NIC setting was written or read (its own
+line in a host-state file) and the switch port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lossless.lint.registry import Finding, rule
+from lossless.plan import DevicePlan, FabricPlan, NicPlan, PortPlan
+from lossless.units import format_speed
+
+L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
+
+
+def nic_ends(fabric: FabricPlan) -> Iterator[tuple[NicPlan, PortPlan, DevicePlan]]:
+    """Each server NIC cabled to a planned switch port, with that port and its switch."""
+    for nic in fabric.nics.values():
+        node, _, port_name = (nic.peer or "").partition(":")
+        device = fabric.devices.get(node)
+        if device is not None and port_name in device.ports:
+            yield nic, device.ports[port_name], device
+
+
+def _both_ends(
+    rule_id: str,
+    message: str,
+    nic: NicPlan,
+    fields: tuple[str, ...],
+    port: PortPlan,
+    device: DevicePlan,
+    severity: str = "error",
+) -> list[Finding]:
+    text = f"{nic.server}:{nic.name} - {device.name}:{port.name}: {message}"
+    sources = dict.fromkeys([*(nic.where(f) for f in fields), port.source])
+    return [Finding(s, rule_id, severity, text, device.name, port.name) for s in sources]
+
+
+@rule("LL109", "server-nic-agreement", "error", "fabric", "physics.md 4 rule 13; vendors.md 6")
+def server_nic_agreement(fabric: FabricPlan):
+    """A server-facing port and the NIC behind it run at the same speed, and the switch MTU
+    carries the NIC MTU plus L2 overhead (a mismatch truncates or drops jumbo RoCE frames)."""
+    for nic, port, device in nic_ends(fabric):
+        # 0 or None: a parsed config or host state that does not state it
+        if nic.speed_mbps and port.speed_mbps and nic.speed_mbps != port.speed_mbps:
+            yield from _both_ends(
+                "LL109",
+                f"the NIC runs at {format_speed(nic.speed_mbps)}, the port at "
+                f"{format_speed(port.speed_mbps)}",
+                nic,
+                ("speed_mbps",),
+                port,
+                device,
+            )
+        if nic.mtu and port.mtu and port.mtu < nic.mtu + L2_OVERHEAD:
+            yield from _both_ends(
+                "LL109",
+                f"port MTU {port.mtu} cannot carry NIC MTU {nic.mtu} plus {L2_OVERHEAD} B of L2 "
+                "overhead",
+                nic,
+                ("mtu",),
+                port,
+                device,
+            )
+
+
+@rule("LL130", "host-trust-dscp", "error", "fabric", "physics.md 4 rule 12; vendors.md 6")
+def host_trust_dscp(fabric: FabricPlan):
+    """The NIC classifies received packets by DSCP, as the switches do. A NIC that trusts PCP
+    puts the untagged RoCE traffic of a routed port on priority 0, so it pauses (and marks)
+    the wrong priority while the switch expects PFC on the RoCE priority."""
+    for nic, port, device in nic_ends(fabric):
+        if port.lossless and nic.trust is not None and nic.trust != "dscp":
+            yield from _both_ends(
+                "LL130",
+                f"the NIC trusts {nic.trust}, the switch classifies RoCE by DSCP",
+                nic,
+                ("trust",),
+                port,
+                device,
+            )
+
+
+@rule("LL131", "host-pfc-match", "error", "fabric", "physics.md 4 rule 6")
+def host_pfc_match(fabric: FabricPlan):
+    """The NIC enables PFC on the same priorities as its switch port: otherwise the NIC ignores
+    the switch's pauses (drops) or pauses a class the switch never stops sending."""
+    for nic, port, device in nic_ends(fabric):
+        if nic.pfc_priorities is not None and sorted(nic.pfc_priorities) != sorted(
+            port.pfc_priorities
+        ):
+            yield from _both_ends(
+                "LL131",
+                f"PFC on priorities {sorted(nic.pfc_priorities)} on the NIC but "
+                f"{sorted(port.pfc_priorities)} on the port",
+                nic,
+                ("pfc_priorities",),
+                port,
+                device,
+            )
+
+
+@rule("LL132", "host-roce-class", "error", "fabric", "physics.md 4 rules 6 and 12")
+def host_roce_class(fabric: FabricPlan):
+    """RoCE data leaves the NIC with the DSCP the switch expects, the switch maps that DSCP to
+    the priority the NIC uses for it, and that priority is lossless on the NIC. Traffic marked
+    otherwise rides a lossy queue (the commonest silent RoCE failure: DSCP 0)."""
+    for nic, port, device in nic_ends(fabric):
+        if nic.roce_dscp is None:
+            continue
+        if nic.roce_dscp != device.roce_dscp:
+            yield from _both_ends(
+                "LL132",
+                f"the NIC marks RoCE with DSCP {nic.roce_dscp}, the switch expects "
+                f"{device.roce_dscp}",
+                nic,
+                ("roce_dscp",),
+                port,
+                device,
+            )
+        switch_class = device.maps.dscp_to_tc.get(nic.roce_dscp)
+        if nic.roce_priority is not None and switch_class != nic.roce_priority:
+            yield from _both_ends(
+                "LL132",
+                f"DSCP {nic.roce_dscp} is priority {nic.roce_priority} on the NIC but traffic "
+                f"class {switch_class} on the switch",
+                nic,
+                ("roce_dscp", "roce_priority"),
+                port,
+                device,
+            )
+        if (
+            nic.roce_priority is not None
+            and nic.pfc_priorities is not None
+            and nic.roce_priority not in nic.pfc_priorities
+        ):
+            yield from _both_ends(
+                "LL132",
+                f"RoCE priority {nic.roce_priority} is not lossless (no PFC) on the NIC",
+                nic,
+                ("roce_priority", "pfc_priorities"),
+                port,
+                device,
+            )
+
+
+@rule("LL133", "host-cnp-class", "error", "fabric", "physics.md 3.5 and 4 rules 11 and 21")
+def host_cnp_class(fabric: FabricPlan):
+    """CNPs leave the NIC with the DSCP the switch puts in its strict-priority CNP class, and
+    on a priority the NIC does not PFC-pause: a CNP that queues behind data, or is paused,
+    cannot slow the sender that caused the congestion."""
+    for nic, port, device in nic_ends(fabric):
+        if nic.cnp_dscp is not None:
+            switch_class = device.maps.dscp_to_tc.get(nic.cnp_dscp)
+            if nic.cnp_dscp != device.cnp_dscp or switch_class != device.cnp_priority:
+                yield from _both_ends(
+                    "LL133",
+                    f"the NIC sends CNPs with DSCP {nic.cnp_dscp}, which the switch puts in "
+                    f"traffic class {switch_class}; its CNP class is DSCP {device.cnp_dscp} -> "
+                    f"{device.cnp_priority}",
+                    nic,
+                    ("cnp_dscp",),
+                    port,
+                    device,
+                )
+        if nic.cnp_priority is not None and nic.cnp_priority in (nic.pfc_priorities or []):
+            yield from _both_ends(
+                "LL133",
+                f"the NIC sends CNPs on priority {nic.cnp_priority}, which has PFC",
+                nic,
+                ("cnp_priority", "pfc_priorities"),
+                port,
+                device,
+            )
+
+
+@rule("LL134", "host-ecn-on", "error", "fabric", "physics.md 3.4, 3.5 and 4 rule 10")
+def host_ecn_on(fabric: FabricPlan):
+    """Where the switch port marks ECN, the NIC runs DCQCN on the RoCE priority: its
+    notification point turns CE marks into CNPs and its reaction point slows down on CNPs.
+    With either off, ECN does nothing and PFC is left to absorb all congestion."""
+    for nic, port, device in nic_ends(fabric):
+        if not port.ecn:
+            continue
+        for field_name, role in (
+            ("ecn_np", "notification point (CNPs on CE marks)"),
+            ("ecn_rp", "reaction point (slowing down on CNPs)"),
+        ):
+            if getattr(nic, field_name) is False:
+                yield from _both_ends(
+                    "LL134",
+                    f"the switch marks ECN but the NIC's DCQCN {role} is off on priority "
+                    f"{nic.roce_priority}",
+                    nic,
+                    (field_name,),
+                    port,
+                    device,
+                )
+
+
+@rule("LL135", "host-no-link-pause", "error", "fabric", "physics.md 4 rule 7")
+def host_no_link_pause(fabric: FabricPlan):
+    """802.3x link pause is off on a NIC that runs PFC ("link pause and PFC never on the same
+    port"): a link pause stops every class, CNPs included."""
+    for nic, port, device in nic_ends(fabric):
+        if nic.link_pause and (nic.pfc_priorities or port.pfc_priorities):
+            yield from _both_ends(
+                "LL135",
+                "802.3x link pause is on together with PFC",
+                nic,
+                ("link_pause",),
+                port,
+                device,
+            )
+
+
+@rule("LL210", "host-drift", "error", "config", "design.md: the plan is the intent")
+def host_drift(*_):
+    """A NIC setting in a host's saved state (`lossless lint --host-state`) differs from what
+    the inventory plans for it, or the state does not show it."""
+    return ()
+
+
+@rule("LL211", "host-state-missing", "warning", "config", "design.md")
+def host_state_missing(*_):
+    """A server or NIC of the inventory has no saved state in the --host-state folder, or its
+    NIC model's state is not read yet: it is checked from the inventory alone."""
+    return ()

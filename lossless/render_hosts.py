@@ -1,0 +1,175 @@
+"""`lossless render --hosts`: the host end of every link, per server.
+
+For each server: `<server>.sh`, a shell script that sets its NICs (through each NIC vendor's
+tools: lossless/vendors/hosts_*.py, templates/hosts/); `<server>.nicconfig.yaml`, NVIDIA
+nic-configuration-operator resources for its ConnectX/BlueField NICs; `<server>.nccl.env`,
+the NCCL/UCX environment that matches the NICs' RoCE class. Plus `collect-host-state.sh`,
+which saves a host's state for `lossless lint --host-state`. Models lossless does not render
+are listed per model in the result's notes (and as comments in the script).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from lossless.errors import InputError, Problem
+from lossless.plan import FabricPlan, NicPlan
+from lossless.render import environment
+from lossless.resources import resource_path
+from lossless.vendors import hosts_env, hosts_nvidia
+from lossless.vendors.common import group
+from lossless.vendors.hosts import INTERFACE_NAME, host_vendor
+from lossless.vendors.hosts_common import describe, traffic_class
+
+COLLECTOR = "collect-host-state.sh"
+# A server name becomes a file name and a Kubernetes node label value (63 characters, alnum
+# at both ends): the name must be usable as both.
+SERVER_FILE_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")
+
+
+@dataclass
+class HostFiles:
+    files: dict[str, str] = field(default_factory=dict)  # file name -> text
+    notes: list[str] = field(default_factory=list)  # what is not rendered, and why
+
+
+def problem_at(source: str, message: str) -> Problem:
+    """A Problem at a plan source "FILE:LINE:COL"."""
+    file, line, column = [*source.rsplit(":", 2), "1", "1"][:3]
+    try:
+        return Problem(file, int(line), int(column), "", message)
+    except ValueError:
+        return Problem(source, 1, 1, "", message)
+
+
+def _names_ok(server: str, nics: list[NicPlan]) -> list[Problem]:
+    found = []
+    if not SERVER_FILE_NAME.match(server):
+        found.append(
+            problem_at(
+                nics[0].source,
+                f"server name {server!r} cannot be a file name and node label: "
+                "letters, digits, '.', '_', '-', at most 63",
+            )
+        )
+    found += [
+        problem_at(nic.source, f"{server}:{nic.name}: {nic.name!r} is not a Linux interface name")
+        for nic in nics
+        if not INTERFACE_NAME.match(nic.name) or nic.name in (".", "..")
+    ]
+    return found
+
+
+def _script(
+    fabric: FabricPlan, server: str, rendered: list[tuple[NicPlan, ModuleType]], skipped: list[str]
+) -> str:
+    vendors = list(dict.fromkeys(module for _, module in rendered))
+    commands = {name: why for module in vendors for name, why in module.COMMANDS.items()}
+    return (
+        environment()
+        .get_template("hosts/host.sh.j2")
+        .render(
+            server=server,
+            fabric=fabric.name,
+            vendors=[{"template": module.TEMPLATE} for module in vendors],
+            commands=sorted(commands.items()),
+            nics=[
+                {"template": module.TEMPLATE, "title": describe(nic), "nic": module.context(nic)}
+                for nic, module in rendered
+            ],
+            not_supported=skipped,
+        )
+    )
+
+
+def _environment_file(
+    fabric: FabricPlan, server: str, nics: list[NicPlan]
+) -> tuple[str | None, list[Problem]]:
+    entries, problems = hosts_env.environment(nics)
+    if problems:
+        return None, [problem_at(nics[0].source, f"{server}: {p}") for p in problems]
+    if not entries:
+        return None, []
+    dscp = next(n.roce_dscp for n in nics if n.roce_dscp is not None)
+    text = (
+        environment()
+        .get_template(hosts_env.TEMPLATE)
+        .render(
+            server=server,
+            fabric=fabric.name,
+            dscp=dscp,
+            traffic_class=traffic_class(dscp),
+            entries=entries,
+            notes=hosts_env.notes(nics),
+        )
+    )
+    return text, []
+
+
+def _operator_file(
+    fabric: FabricPlan, server: str, nics: list[NicPlan]
+) -> tuple[str | None, list[str]]:
+    documents, notes = hosts_nvidia.operator_documents(server, nics)
+    if not documents:
+        return None, notes
+    text = (
+        environment()
+        .get_template("hosts/nicconfig.yaml.j2")
+        .render(
+            server=server,
+            fabric=fabric.name,
+            documents=hosts_nvidia.operator_yaml(documents).rstrip("\n"),
+        )
+    )
+    return text, notes
+
+
+def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFiles:
+    """Every selected server's files; InputError (nothing rendered) if a NIC's settings cannot
+    be said with its vendor's tools or a name cannot be a file name."""
+    result = HostFiles()
+    problems: list[Problem] = []
+    unsupported: dict[str, tuple[str, list[str]]] = {}  # model -> (reason, NICs)
+    for server, nics in group(fabric.nics.values(), lambda n: n.server).items():
+        if servers and server not in servers:
+            continue
+        problems += _names_ok(server, nics)
+        rendered: list[tuple[NicPlan, ModuleType]] = []
+        skipped: list[str] = []
+        for nic in nics:
+            module = host_vendor(nic.model)
+            if isinstance(module, str):
+                unsupported.setdefault(nic.model or "(no model)", (module, []))[1].append(
+                    f"{server}:{nic.name}"
+                )
+                skipped.append(f"{describe(nic)}: not supported by lossless: {module}")
+                continue
+            problems += [
+                problem_at(nic.source, f"{server}:{nic.name} ({module.NAME}): {message}")
+                for message in module.problems(nic)
+            ]
+            rendered.append((nic, module))
+        if problems:
+            continue
+        if rendered:
+            result.files[f"{server}.sh"] = _script(fabric, server, rendered, skipped)
+        env_text, env_problems = _environment_file(fabric, server, nics)
+        problems += env_problems
+        if env_text:
+            result.files[f"{server}.nccl.env"] = env_text
+        nvidia = [nic for nic, module in rendered if module is hosts_nvidia]
+        if nvidia:
+            operator_text, notes = _operator_file(fabric, server, nvidia)
+            result.notes += notes
+            if operator_text:
+                result.files[f"{server}.nicconfig.yaml"] = operator_text
+    if problems:
+        raise InputError(problems)
+    for model, (reason, where) in unsupported.items():
+        shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
+        result.notes.insert(0, f"not supported: {model} ({shown}): {reason}")
+    if result.files:
+        result.files[COLLECTOR] = resource_path("templates", "hosts", COLLECTOR).read_text()
+    return result
