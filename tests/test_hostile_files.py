@@ -14,7 +14,7 @@ from lossless import render
 
 LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab"
-NAMES = sorted(p.name for p in GOLDEN.iterdir() if p.name != "README.md")
+NAMES = sorted(p.name for p in GOLDEN.iterdir() if p.is_file() and p.name != "README.md")
 
 
 def _render(run, out, *extra):
