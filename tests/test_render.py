@@ -9,7 +9,7 @@ import re
 import shutil
 
 import pytest
-from conftest import INVENTORIES, REPO
+from conftest import INVENTORIES, REPO, SONIC_YANG
 from hier_config import Platform, get_hconfig
 from ruamel.yaml import YAML
 
@@ -212,7 +212,7 @@ def test_nvue_output_has_nvue_shape(lab_out):
 
 # -- SONiC against SONiC's YANG models --------------------------------------------------------
 
-YANG_DIR = REPO.parent / "shared" / "sonic-yang"
+YANG_DIR = SONIC_YANG
 
 
 @pytest.fixture(scope="module")
