@@ -167,15 +167,24 @@ def rules_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _require_deploy_extra() -> None:
+    """The live steps need the optional napalm/nornir extra: say so, not a traceback."""
+    try:
+        import napalm  # noqa: F401
+        import nornir_napalm.plugins.connections  # noqa: F401
+
+        import lossless.deploy.live  # noqa: F401
+    except ImportError as error:
+        missing = f" ({error.name} is not installed)" if error.name else ""
+        raise UsageError(
+            f"live diff and push need napalm and nornir{missing}: "
+            "pip install 'lossless[deploy]'"
+        ) from None
+
+
 def _deployer(args: argparse.Namespace, plan):
     from lossless.deploy.credentials import CredentialStore
-
-    try:
-        from lossless.deploy.live import Deployer
-    except ImportError:
-        raise UsageError(
-            "the live steps need napalm and nornir: pip install 'lossless[deploy]'"
-        ) from None
+    from lossless.deploy.live import Deployer
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -188,6 +197,7 @@ def diff_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
     _require_devices(inventory, args.device, args.inventory)
     if args.live:
+        _require_deploy_extra()
         from lossless.deploy.report import ProgressReporter, render_results
 
         plan = plan_fabric(inventory, args.device or None)
@@ -209,6 +219,7 @@ def diff_command(args: argparse.Namespace) -> int:
 
 
 def push_command(args: argparse.Namespace) -> int:
+    _require_deploy_extra()
     from lossless.deploy.report import ProgressReporter, render_results
     from lossless.lint.registry import blocking_errors
     from lossless.lint.report import text

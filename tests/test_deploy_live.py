@@ -203,3 +203,19 @@ def test_credentials_file_must_be_private(run, tmp_path, monkeypatch):
 def test_push_needs_devices(run):
     result = run("push", LAB)
     assert result.code == 2 and "--device" in result.err
+
+
+@pytest.mark.parametrize("module", ["nornir", "napalm"])
+@pytest.mark.parametrize("command", [["diff", LAB, "--live"], ["push", LAB, "--all"]])
+def test_without_the_deploy_extra_the_live_steps_say_how_to_install_it(
+    run, monkeypatch, module, command
+):
+    import sys
+
+    for name in [n for n in sys.modules if n.startswith(("lossless.deploy.live", module))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # import of it raises ImportError
+    result = run(*command)
+    assert result.code == 2
+    assert "pip install 'lossless[deploy]'" in result.err
+    assert "Traceback" not in result.err + result.out
