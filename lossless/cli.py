@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from lossless import __version__
 from lossless.errors import InputError, UsageError
+from lossless.grammar import plural
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -112,13 +113,24 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--config", help="one config file to lint alone (with --os)")
     lint.add_argument("--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"])
     lint.add_argument(
-        "--select", action="append", default=[], help="only these rule IDs (prefixes)"
+        "--select",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="only these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
     )
     lint.add_argument(
-        "--ignore", action="append", default=[], help="skip these rule IDs (prefixes)"
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="skip these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
     )
     lint.add_argument(
-        "--format", choices=["text", "json", "sarif", "github", "junit"], default="text"
+        "--format",
+        choices=["text", "json", "sarif", "github", "junit", "codeclimate"],
+        default="text",
+        help="codeclimate: GitLab Code Quality report",
     )
     lint.set_defaults(handler=_lint)
 
@@ -156,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     push.set_defaults(handler=_push)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
-    rules.add_argument("rule", nargs="?", help="a rule ID, e.g. LL101")
+    rules.add_argument("rule", nargs="?", help="a rule ID or name, e.g. LL112 or ecn-before-pfc")
+    rules.add_argument("--format", choices=["text", "json"], default="text")
     rules.set_defaults(handler=_rules)
 
     headroom = commands.add_parser(
@@ -222,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         for problem in error.problems:
             print(problem, file=sys.stderr)
-        print(f"{len(error.problems)} problem(s)", file=sys.stderr)
+        print(plural(len(error.problems), "problem"), file=sys.stderr)
         return 2
     except UsageError as error:
         print(f"lossless: {error}", file=sys.stderr)

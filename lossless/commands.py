@@ -116,11 +116,21 @@ def render_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rule_ids(names: list[str], option: str) -> list[str]:
+    from lossless.lint.registry import UnknownRule, resolve_rules
+
+    try:
+        return resolve_rules(names)
+    except UnknownRule as error:
+        raise UsageError(f"{option}: {error}") from None
+
+
 def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.configs import fabric_from_config, fabric_from_configs
     from lossless.lint.registry import lint
     from lossless.lint.report import FORMATS, junit
 
+    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
     extra: list = []
     if args.config:
         if args.inventory or not args.os:
@@ -138,7 +148,7 @@ def lint_command(args: argparse.Namespace) -> int:
             if not folder.is_dir():
                 raise UsageError(f"--configs: {folder} is not a folder")
             plan, extra = fabric_from_configs(plan, folder)
-    result = lint(plan, args.select, args.ignore, extra)
+    result = lint(plan, select, ignore, extra)
     if args.format == "junit":
         print(junit(result.findings, list(plan.devices)))
     else:
@@ -150,21 +160,43 @@ def lint_command(args: argparse.Namespace) -> int:
 
 
 def rules_command(args: argparse.Namespace) -> int:
-    from lossless.lint import rules  # noqa: F401  (registers the rules)
-    from lossless.lint.registry import RULES
+    from lossless.lint.registry import find_rule, registered_rules
 
-    if args.rule is None:
-        for listed in sorted(RULES.values(), key=lambda r: r.id):
+    rules = sorted(registered_rules().values(), key=lambda r: r.id)
+    if args.rule is not None:
+        chosen = find_rule(args.rule)
+        if chosen is None:
+            known = [*(r.id for r in rules), *(r.name for r in rules)]
+            raise UsageError(f"no rule {args.rule!r}{suggest(args.rule, known)}")
+        rules = [chosen]
+    if args.format == "json":
+        records = [
+            {
+                "id": r.id,
+                "name": r.name,
+                "severity": r.severity,
+                "scope": r.scope,
+                "explanation": r.explanation,
+                "source": r.source,
+            }
+            for r in rules
+        ]
+        _print_json(records[0] if args.rule is not None else records)
+    elif args.rule is None:
+        for listed in rules:
             print(f"{listed.id}  {listed.severity:<7}  {listed.name}")
-        return 0
-    chosen = RULES.get(args.rule.upper())
-    if chosen is None:
-        raise UsageError(f"no rule {args.rule!r}{suggest(args.rule.upper(), RULES)}")
-    print(
-        f"{chosen.id} {chosen.name} ({chosen.severity}, checks each {chosen.scope})\n\n"
-        f"{chosen.explanation}\n\nsource: {chosen.source}"
-    )
+    else:
+        [chosen] = rules
+        print(
+            f"{chosen.id} {chosen.name} ({chosen.severity}, checks each {chosen.scope})\n\n"
+            f"{chosen.explanation}\n\nsource: {chosen.source}"
+        )
     return 0
+
+
+def _print_json(value: object) -> None:
+    json.dump(value, sys.stdout, indent=2)
+    sys.stdout.write("\n")
 
 
 def _require_deploy_extra() -> None:
