@@ -17,12 +17,9 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from lossless.inventory import load_inventory
+    from lossless.commands import validate_command
 
-    inventory = load_inventory(args.inventory)
-    print("OK")
-    print(inventory.summary())
-    return 0
+    return validate_command(args)
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -77,11 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check an inventory and print a summary")
     validate.add_argument("inventory", help="inventory YAML file")
+    validate.add_argument("--format", choices=["text", "json"], default="text")
     validate.set_defaults(handler=_validate)
 
     plan = commands.add_parser("plan", help="compute headroom, ECN, ECMP and maps per device")
     plan.add_argument("inventory")
-    plan.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    add_selection_arguments(plan)
     plan.add_argument("--format", choices=["text", "json"], default="text")
     plan.set_defaults(handler=_plan)
 
@@ -89,19 +87,25 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("inventory")
     explain.add_argument("device")
     explain.add_argument("port")
+    explain.add_argument("--format", choices=["text", "json"], default="text")
     explain.set_defaults(handler=_explain)
 
     render = commands.add_parser("render", help="write one vendor config per device")
     render.add_argument("inventory")
-    render.add_argument("-o", "--output", required=True, help="folder for the rendered files")
-    render.add_argument("--device", action="append", default=[], help="only this device (repeat)")
     render.add_argument(
-        "--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"], help="only devices of this OS"
+        "-o", "--output", metavar="DIR", help="folder for the rendered files ('-': stdout)"
     )
+    render.add_argument(
+        "--stdout", action="store_true", help="print the config of the one selected device"
+    )
+    add_selection_arguments(render)
     render.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 listing devices whose files differ",
+        help="write nothing; exit 1 listing files missing, changed or orphaned in DIR",
+    )
+    render.add_argument(
+        "--diff", action="store_true", help="with --check: print each change as a unified diff"
     )
     render.set_defaults(handler=_render)
 
@@ -111,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("inventory", nargs="?")
     lint.add_argument("--configs", help="folder of configs (<device>.<ext>) to lint against it")
     lint.add_argument("--config", help="one config file to lint alone (with --os)")
-    lint.add_argument("--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"])
+    lint.add_argument("--os", choices=OPERATING_SYSTEMS, help="the OS of --config FILE")
     lint.add_argument(
         "--select",
         action="append",
@@ -139,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("inventory")
     diff.add_argument("--running", help="folder of running-config backups, one per device")
-    diff.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    add_selection_arguments(diff)
     diff.add_argument("--format", choices=["text", "json"], default="text")
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when anything would change")
     diff.add_argument(
@@ -152,7 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     push = commands.add_parser("push", help="load the rendered configs onto switches (napalm)")
     push.add_argument("inventory")
-    push.add_argument("--device", action="append", default=[], help="a device to push (repeat)")
+    push.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="devices to push: names, comma lists or ranges like leaf[01:04] (repeatable)",
+    )
     push.add_argument("--all", action="store_true", help="every device of the inventory")
     push.add_argument("--commit", action="store_true", help="commit (default: dry run)")
     push.add_argument("--canary", type=int, default=1, help="devices pushed alone first (1)")
@@ -178,6 +188,26 @@ def build_parser() -> argparse.ArgumentParser:
     add_headroom_arguments(headroom)
     headroom.set_defaults(handler=_headroom)
     return parser
+
+
+OPERATING_SYSTEMS = ["sonic", "cumulus", "eos", "nxos", "junos"]
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices: names, comma lists or ranges like leaf[01:04] (repeatable)",
+    )
+    parser.add_argument(
+        "--os",
+        action="append",
+        default=[],
+        choices=OPERATING_SYSTEMS,
+        help="only devices of this OS (repeat for several)",
+    )
 
 
 def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:

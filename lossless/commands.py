@@ -5,35 +5,63 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from lossless.asics import catalogue
-from lossless.errors import UsageError
+from lossless.errors import InputError, UsageError
+from lossless.grammar import plural
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.model import Inventory
+from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
-from lossless.render import drift, render_fabric, write_atomically
+from lossless.render import file_name, render_fabric, write_atomically
+from lossless.render_check import check_folder, orphan_files, unified_diff
 from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
 from lossless.report.headroom_table import render_headroom
 from lossless.report.plan_text import render_plan_text
+from lossless.selection import select_devices
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
 
 
-def _require_devices(inventory: Inventory, names: list[str], source: str) -> None:
-    for name in names:
-        if name not in inventory.devices:
-            raise UsageError(f"no device {name!r} in {source}{suggest(name, inventory.devices)}")
+def _devices(inventory: Inventory, args: argparse.Namespace) -> list[str] | None:
+    """The devices --device and --os name (None: every device, so the plan is whole)."""
+    os_names = getattr(args, "os", None) or []
+    if not args.device and not os_names:
+        return None
+    return select_devices(inventory.devices, args.device, args.inventory, os_names)
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    if args.format == "text":
+        inventory = load_inventory(args.inventory)
+        print("OK")
+        print(inventory.summary())
+        return 0
+    try:
+        inventory = load_inventory(args.inventory)
+    except InputError as error:
+        problems = [asdict(problem) for problem in error.problems]
+        _print_json({"inventory": args.inventory, "valid": False, "problems": problems})
+        return 2
+    _print_json(
+        {
+            "inventory": args.inventory,
+            "valid": True,
+            "fabric": inventory.fabric_name,
+            **{f"{noun.lower()}s": count for noun, count in inventory.counts().items()},
+        }
+    )
+    return 0
 
 
 def plan_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
-    _require_devices(inventory, args.device, args.inventory)
-    plan = plan_fabric(inventory, args.device or None)
+    plan = plan_fabric(inventory, _devices(inventory, args))
     if args.format == "json":
         json.dump(plan.to_dict(), sys.stdout, indent=2, sort_keys=False)
         sys.stdout.write("\n")
@@ -54,6 +82,9 @@ def explain_command(args: argparse.Namespace) -> int:
     plan = plan_fabric(inventory, [args.device])
     device_plan = plan.devices[args.device]
     port = device_plan.ports[args.port]
+    if args.format == "json":
+        _print_json(_explain_json(plan, args.device, args.port))
+        return 0
     lines = [
         f"{args.device} {args.port}: {format_speed(port.speed_mbps)}, {port.lanes} lanes, "
         f"MTU {port.mtu}, peer {port.peer or 'none'}, cable "
@@ -92,28 +123,72 @@ def explain_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_command(args: argparse.Namespace) -> int:
-    inventory = load_inventory(args.inventory)
-    _require_devices(inventory, args.device, args.inventory)
-    selected = [
-        name
-        for name, device in inventory.devices.items()
-        if (not args.device or name in args.device) and (args.os is None or device.os == args.os)
+def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
+    """The port's plan and every derivation it refers to (headroom, ECN, the budget)."""
+    device_data = plan.to_dict()["devices"][device]
+    port_data = device_data["ports"][port]
+    used = [
+        *(h["derivation"] for h in port_data["headroom"]),
+        *(e["derivation"] for e in port_data["ecn"]),
+        device_data["budget"]["derivation"],
     ]
-    if not selected:
-        raise UsageError("no device matches --device/--os")
-    plan = plan_fabric(inventory, selected)
-    files = render_fabric(plan)
+    return {
+        "device": device,
+        "port": port_data,
+        "budget": device_data["budget"],
+        "derivations": {key: plan.derivations[key] for key in used},
+    }
+
+
+def render_command(args: argparse.Namespace) -> int:
+    to_stdout = args.stdout or args.output == "-"
+    if not to_stdout and args.output is None:
+        raise UsageError("give -o DIR (the folder for the configs), or --stdout for one device")
+    if to_stdout and (args.check or args.diff):
+        raise UsageError("--stdout prints one config; --check and --diff compare a folder (-o DIR)")
+    if args.diff and not args.check:
+        raise UsageError("--diff goes with --check")
+    inventory = load_inventory(args.inventory)
+    selected = _devices(inventory, args) or list(inventory.devices)
+    if to_stdout and len(selected) != 1:
+        raise UsageError(
+            f"--stdout prints one device's config; {plural(len(selected), 'device')} match: "
+            "name one with --device"
+        )
+    files = render_fabric(plan_fabric(inventory, selected))
+    if to_stdout:
+        [text] = files.values()
+        sys.stdout.write(text)
+        return 0
     folder = Path(args.output)
+    every_file = [file_name(device) for device in inventory.devices.values()]
     if args.check:
-        drifted = drift(folder, files)
-        for name in drifted:
-            print(f"drift: {folder / name}")
-        print(f"{len(drifted)} of {len(files)} file(s) differ from the inventory")
-        return 1 if drifted else 0
+        return _render_check(folder, files, every_file, args.diff)
     report = write_atomically(folder, files)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
+    for name in orphan_files(folder, every_file):
+        print(f"note: {folder / name} is no device's config in {args.inventory} (left in place)")
     return 0
+
+
+def _render_check(folder: Path, files: dict[str, str], every_file: list[str], diff: bool) -> int:
+    """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
+    check = check_folder(folder, files, every_file)
+    for label, names in (
+        ("missing", check.missing),
+        ("changed", check.changed),
+        ("orphan", check.orphans),
+    ):
+        for name in names:
+            note = " (no device of the inventory renders it)" if label == "orphan" else ""
+            print(f"{label}: {folder / name}{note}")
+            if diff:
+                sys.stdout.write(unified_diff(folder, name, files.get(name)))
+    print(
+        f"{len(check.missing)} missing, {len(check.changed)} changed, "
+        f"{plural(len(check.orphans), 'orphan')}; {plural(len(files), 'file')} checked in {folder}"
+    )
+    return 0 if check.clean else 1
 
 
 def _rule_ids(names: list[str], option: str) -> list[str]:
@@ -227,15 +302,15 @@ def diff_command(args: argparse.Namespace) -> int:
     from lossless.deploy.offline import offline_diff, render_json, render_text
 
     inventory = load_inventory(args.inventory)
-    _require_devices(inventory, args.device, args.inventory)
+    devices = _devices(inventory, args)
     if args.live:
         _require_deploy_extra()
         from lossless.deploy.report import ProgressReporter, render_results
 
-        plan = plan_fabric(inventory, args.device or None)
-        devices = list(plan.devices.values())
-        with ProgressReporter(len(devices), "live diff") as progress:
-            results = _deployer(args, plan).diff(devices, progress)
+        plan = plan_fabric(inventory, devices)
+        planned = list(plan.devices.values())
+        with ProgressReporter(len(planned), "live diff") as progress:
+            results = _deployer(args, plan).diff(planned, progress)
         print(render_results(results, args.format), end="")
         failed = any(r.failed for r in results)
         changed = any(r.status == "would-change" for r in results)
@@ -245,7 +320,7 @@ def diff_command(args: argparse.Namespace) -> int:
     folder = Path(args.running)
     if not folder.is_dir():
         raise UsageError(f"--running: {folder} is not a folder")
-    diffs = offline_diff(plan_fabric(inventory, args.device or None), folder)
+    diffs = offline_diff(plan_fabric(inventory, devices), folder)
     print(render_json(diffs) if args.format == "json" else render_text(diffs))
     return 1 if args.exit_code and any(d.changes for d in diffs) else 0
 
@@ -259,11 +334,11 @@ def push_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
     if not args.device and not args.all:
         raise UsageError("name the devices to push with --device (repeat), or --all")
-    _require_devices(inventory, args.device, args.inventory)
+    chosen = set(inventory.devices if args.all else _devices(inventory, args) or ())
     if args.canary < 0 or args.batch_size < 1 or args.revert_in < 0:
         raise UsageError("--canary >= 0, --batch-size >= 1 and --revert-in >= 0")
     plan = plan_fabric(inventory)
-    selected = [d for name, d in plan.devices.items() if args.all or name in args.device]
+    selected = [d for name, d in plan.devices.items() if name in chosen]
     errors = blocking_errors(plan, (d.name for d in selected))
     if errors:
         print(text(errors))

@@ -5,4 +5,4 @@ from __future__ import annotations
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     word = noun if count == 1 else (plural_form or f"{noun}s")
-    return f"{count:,} {word}"
+    return f"{count} {word}"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from lossless.model import Device
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.resources import resource_path
 from lossless.vendors import vendor_for
@@ -28,7 +29,7 @@ def environment() -> Environment:
     )
 
 
-def file_name(device: DevicePlan) -> str:
+def file_name(device: DevicePlan | Device) -> str:
     return f"{device.name}.{vendor_for(device.os).EXTENSION}"
 
 
@@ -72,12 +73,3 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
             raise
         report.written.append(name)
     return report
-
-
-def drift(folder: Path, files: dict[str, str]) -> list[str]:
-    """Names of the files in folder that differ from (or lack) the rendered text."""
-    return [
-        name
-        for name, text in files.items()
-        if not (folder / name).is_file() or (folder / name).read_text() != text
-    ]
