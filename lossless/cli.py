@@ -187,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_headroom_arguments(headroom)
     headroom.set_defaults(handler=_headroom)
+
+    schema = commands.add_parser(
+        "schema", help="print or export a JSON Schema (for editors and other tools)"
+    )
+    schema.add_argument("name", choices=["inventory", "plan"])
+    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default stdout)")
+    schema.set_defaults(handler=_schema)
     return parser
 
 
@@ -245,6 +252,12 @@ def add_device_access_arguments(parser: argparse.ArgumentParser) -> None:
         help="use napalm's mock driver with recorded responses in DIR/<device>/ "
         "(tests and rehearsals)",
     )
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from lossless.schema_export import schema_command
+
+    return schema_command(args)
 
 
 def _push(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ def test_minimal_inventory_is_valid(run, write):
     result = run("validate", str(write(MINIMAL)))
     assert result.code == 0, result.err
     assert result.out.splitlines()[0] == "OK"
-    assert "2 devices, 3 ports, 1 servers, 1 NICs, 2 links" in result.out
+    assert "2 devices, 3 ports, 1 server, 1 NIC, 2 links" in result.out
 
 
 def test_unknown_key_with_suggestion(run, write):
