@@ -194,6 +194,16 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("name", choices=["inventory", "plan"])
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default stdout)")
     schema.set_defaults(handler=_schema)
+
+    completion = commands.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print a tab-completion script. bash: lossless completion bash > "
+        "~/.local/share/bash-completion/completions/lossless; zsh: lossless completion zsh > "
+        '"${fpath[1]}/_lossless"',
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "tcsh"])
+    completion.set_defaults(handler=_completion)
     return parser
 
 
@@ -258,6 +268,12 @@ def _schema(args: argparse.Namespace) -> int:
     from lossless.schema_export import schema_command
 
     return schema_command(args)
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from lossless.completion import completion_command
+
+    return completion_command(args)
 
 
 def _push(args: argparse.Namespace) -> int:
