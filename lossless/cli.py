@@ -73,7 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser("validate", help="check an inventory and print a summary")
-    validate.add_argument("inventory", help="inventory YAML file")
+    validate.add_argument(
+        "inventory",
+        nargs="?",
+        help="inventory YAML file (default: the one YAML file here with fabric: and devices:)",
+    )
     validate.add_argument("--format", choices=["text", "json"], default="text")
     validate.set_defaults(handler=_validate)
 
@@ -112,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     lint = commands.add_parser(
         "lint", help="check an inventory's plan, or vendor configs, against the rules"
     )
-    lint.add_argument("inventory", nargs="?")
+    lint.add_argument(
+        "inventory",
+        nargs="?",
+        help="inventory YAML file (default: the one YAML file here with fabric: and devices:)",
+    )
     lint.add_argument("--configs", help="folder of configs (<device>.<ext>) to lint against it")
     lint.add_argument("--config", help="one config file to lint alone (with --os)")
     lint.add_argument("--os", choices=OPERATING_SYSTEMS, help="the OS of --config FILE")

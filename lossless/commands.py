@@ -36,7 +36,17 @@ def _devices(inventory: Inventory, args: argparse.Namespace) -> list[str] | None
     return select_devices(inventory.devices, args.device, args.inventory, os_names)
 
 
+def _inventory_or_found(args: argparse.Namespace, command: str) -> None:
+    """No INVENTORY given: use the one in the current folder (pre-commit hooks with no args)."""
+    if args.inventory is None:
+        from lossless.discover import the_inventory
+
+        args.inventory = the_inventory(command)
+        print(f"lossless {command}: inventory {args.inventory}", file=sys.stderr)
+
+
 def validate_command(args: argparse.Namespace) -> int:
+    _inventory_or_found(args, "validate")
     if args.format == "text":
         inventory = load_inventory(args.inventory)
         print("OK")
@@ -214,9 +224,8 @@ def lint_command(args: argparse.Namespace) -> int:
             plan = fabric_from_config(Path(args.config), args.os)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    elif not args.inventory:
-        raise UsageError("give an INVENTORY, or --config FILE --os OS")
     else:
+        _inventory_or_found(args, "lint")
         plan = plan_fabric(load_inventory(args.inventory))
         if args.configs:
             folder = Path(args.configs)

@@ -355,7 +355,11 @@ def test_pre_commit_manifest():
     from ruamel.yaml import YAML
 
     hooks = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert {h["id"] for h in hooks} == {"lossless-validate", "lossless-lint"}
+    assert {h["id"] for h in hooks} == {
+        "lossless-validate",
+        "lossless-lint",
+        "lossless-render-check",
+    }
     for hook in hooks:
         assert {"id", "name", "entry", "language"} <= set(hook)
         assert hook["entry"].split()[0] == "lossless" and hook["pass_filenames"] is False
