@@ -1,5 +1,5 @@
 """Live diff and push through napalm's own mock driver with recorded responses
-(ecosystem.md 2): the orchestration, not the device's diff, is what these test."""
+(docs/reference/ecosystem.md 2): the orchestration, not the device's diff, is what these test."""
 
 from __future__ import annotations
 

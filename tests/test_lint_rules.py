@@ -270,7 +270,7 @@ def test_rules_command(run):
     listing = run("rules")
     assert listing.code == 0 and "LL101  error    headroom-covers-cable" in listing.out
     one = run("rules", "ll112")
-    assert "ecn-before-pfc" in one.out and "physics.md 3.4" in one.out
+    assert "ecn-before-pfc" in one.out and "docs/reference/physics.md 3.4" in one.out
     assert run("rules", "ecn-before-pfc").out == one.out
     unknown = run("rules", "ecn-before-pcf")
     assert unknown.code == 2 and 'did you mean "ecn-before-pfc"' in unknown.err

@@ -253,7 +253,8 @@ def test_junos_loads_whole_into_set_statements(lab_out):
     text = (lab_out / "leaf4.conf").read_text()
     tree = get_hconfig(Platform.JUNIPER_JUNOS, text)
     lines = [child.text for child in tree.children]
-    # every leaf statement of the brace file survives (vendors.md 9.4: compact layouts lose lines)
+    # every leaf statement of the brace file survives (docs/reference/vendors.md 9.4: compact
+    # layouts lose lines)
     assert len(lines) == text.count(";")
     assert (
         "set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss pfc-priority 3"

@@ -1,5 +1,6 @@
 """Lint output formats: text (FILE:LINE:COL: ...), json, SARIF 2.1.0, GitHub workflow
-annotations, JUnit XML (ecosystem.md section 5) and GitLab Code Quality (Code Climate JSON)."""
+annotations, JUnit XML and GitLab Code Quality (Code Climate JSON); see
+docs/reference/ecosystem.md section 5."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def _escape_property(text: str) -> str:
 
 
 def github(findings: list[Finding]) -> str:
-    """GitHub Actions workflow commands (ecosystem.md 5.2): ::error file=,line=,col=,title=::msg"""
+    """GitHub Actions workflow commands (docs/reference/ecosystem.md 5.2):
+    ::error file=,line=,col=,title=::msg"""
     lines = []
     for f in findings:
         file, line, column = _location(f.source)
