@@ -9,21 +9,17 @@ from typing import Any
 from lossless import ranges
 from lossless.errors import UsageError
 from lossless.inventory.schema import suggest
+from lossless.lists import comma_separated
 
 
 def expand_names(specs: Iterable[str], option: str = "--device") -> list[str]:
     """Names in the order given, each once: "leaf[01:02],spine1" -> leaf01, leaf02, spine1."""
     names: list[str] = []
-    for spec in specs:
-        for item in spec.split(","):
-            word = item.strip()
-            if not word:
-                raise UsageError(f"{option}: empty name in {spec!r}")
-            try:
-                expanded = ranges.expand(word)
-            except ranges.RangeError as error:
-                raise UsageError(f"{option}: {error}") from None
-            names += [name for name in expanded if name not in names]
+    try:
+        for word in comma_separated(specs):
+            names += [name for name in ranges.expand(word) if name not in names]
+    except ValueError as error:  # RangeError is one too
+        raise UsageError(f"{option}: {error}") from None
     return names
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from lossless.lists import comma_separated
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 
 SEVERITIES = ("error", "warning")
@@ -127,27 +128,27 @@ def resolve_rules(names: Iterable[str]) -> list[str]:
     (LL1) or rule names (ecn-before-pfc). Anything else, an empty entry included, raises
     UnknownRule: a typo or an empty CI variable must not silently turn a rule off."""
     rules = registered_rules()
+    try:
+        words = comma_separated(names, "rule name")
+    except ValueError as error:
+        raise UnknownRule(str(error)) from None
     chosen: list[str] = []
-    for text in names:
-        for item in text.split(","):
-            word = item.strip()
-            if not word:
-                raise UnknownRule(f"empty rule name in {text!r}")
-            rule_ = find_rule(word)
-            matches = (
-                [rule_.id]
-                if rule_ is not None
-                else sorted(i for i in rules if i.startswith(word.upper()))
-                if re.fullmatch(r"LL[0-9]*", word.upper())
-                else []
+    for word in words:
+        rule_ = find_rule(word)
+        matches = (
+            [rule_.id]
+            if rule_ is not None
+            else sorted(i for i in rules if i.startswith(word.upper()))
+            if re.fullmatch(r"LL[0-9]*", word.upper())
+            else []
+        )
+        if not matches:
+            close = difflib.get_close_matches(
+                word, [*rules, *(r.name for r in rules.values())], n=1, cutoff=0.6
             )
-            if not matches:
-                close = difflib.get_close_matches(
-                    word, [*rules, *(r.name for r in rules.values())], n=1, cutoff=0.6
-                )
-                hint = f' (did you mean "{close[0]}"?)' if close else ""
-                raise UnknownRule(f"no rule {word!r}{hint}; `lossless rules` lists them")
-            chosen += [m for m in matches if m not in chosen]
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise UnknownRule(f"no rule {word!r}{hint}; `lossless rules` lists them")
+        chosen += [m for m in matches if m not in chosen]
     return chosen
 
 
