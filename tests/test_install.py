@@ -31,10 +31,35 @@ def _run(*argv, cwd: Path, env: dict | None = None, timeout: int = 900):
     )
 
 
+_NOT_SOURCE = {
+    ".git",
+    ".venv",
+    "out",
+    "build",
+    "dist",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+}
+
+
+def _source_files() -> list[str]:
+    """The tree's files: what git tracks or would track, or (an sdist) every file but caches."""
+    listed = _run("git", "ls-files", "-z", "-c", "-o", "--exclude-standard", cwd=REPO)
+    if listed.returncode == 0:
+        return [name for name in listed.stdout.split("\0") if name]
+    return [
+        str(path.relative_to(REPO))
+        for path in REPO.rglob("*")
+        if path.is_file() and not _NOT_SOURCE & set(path.relative_to(REPO).parts)
+    ]
+
+
 def _snapshot(target: Path) -> Path:
     """The working tree as it is (tracked and new files), as a one-commit git repository."""
-    listed = _run("git", "ls-files", "-z", "-c", "-o", "--exclude-standard", cwd=REPO).stdout
-    for name in filter(None, listed.split("\0")):
+    for name in _source_files():
         source = REPO / name
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
