@@ -67,7 +67,8 @@ def _diff(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
-        description="Lossless RoCE v2 QoS: validate inventories, plan PFC headroom, ECN and ECMP.",
+        description="Lossless RoCE v2 QoS: validate an inventory, plan PFC headroom, ECN and "
+        "ECMP, render and lint switch configs, diff and push them.",
     )
     parser.add_argument("--version", action="version", version=f"lossless {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
