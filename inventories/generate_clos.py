@@ -3,9 +3,9 @@
 
     python3 inventories/generate_clos.py --gpus 16384 --speed 400G > /tmp/big.yaml
 
-Sizes follow physics.md section 6: k ports per leaf at the NIC speed, half down and half up;
-8 rails (NIC i of every server on rail i); every leaf meshes to every spine. Ranges keep the
-file short: the size of the output does not grow with the fabric.
+Sizes follow docs/reference/physics.md section 6: k ports per leaf at the NIC speed, half down
+and half up; 8 rails (NIC i of every server on rail i); every leaf meshes to every spine.
+Ranges keep the file short: the size of the output does not grow with the fabric.
 """
 
 from __future__ import annotations

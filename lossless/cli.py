@@ -13,17 +13,15 @@ from collections.abc import Callable, Sequence
 
 from lossless import __version__
 from lossless.errors import InputError, UsageError
+from lossless.grammar import plural
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from lossless.inventory import load_inventory
+    from lossless.commands import validate_command
 
-    inventory = load_inventory(args.inventory)
-    print("OK")
-    print(inventory.summary())
-    return 0
+    return validate_command(args)
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -71,18 +69,24 @@ def _diff(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
-        description="Lossless RoCE v2 QoS: validate inventories, plan PFC headroom, ECN and ECMP.",
+        description="Lossless RoCE v2 QoS: validate an inventory, plan PFC headroom, ECN and "
+        "ECMP, render and lint switch configs, diff and push them.",
     )
     parser.add_argument("--version", action="version", version=f"lossless {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser("validate", help="check an inventory and print a summary")
-    validate.add_argument("inventory", help="inventory YAML file")
+    validate.add_argument(
+        "inventory",
+        nargs="?",
+        help="inventory YAML file (default: the one YAML file here with fabric: and devices:)",
+    )
+    validate.add_argument("--format", choices=["text", "json"], default="text")
     validate.set_defaults(handler=_validate)
 
     plan = commands.add_parser("plan", help="compute headroom, ECN, ECMP and maps per device")
     plan.add_argument("inventory")
-    plan.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    add_selection_arguments(plan)
     plan.add_argument("--format", choices=["text", "json"], default="text")
     plan.set_defaults(handler=_plan)
 
@@ -90,19 +94,25 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("inventory")
     explain.add_argument("device")
     explain.add_argument("port")
+    explain.add_argument("--format", choices=["text", "json"], default="text")
     explain.set_defaults(handler=_explain)
 
     render = commands.add_parser("render", help="write one vendor config per device")
     render.add_argument("inventory")
-    render.add_argument("-o", "--output", required=True, help="folder for the rendered files")
-    render.add_argument("--device", action="append", default=[], help="only this device (repeat)")
     render.add_argument(
-        "--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"], help="only devices of this OS"
+        "-o", "--output", metavar="DIR", help="folder for the rendered files ('-': stdout)"
     )
+    render.add_argument(
+        "--stdout", action="store_true", help="print the config of the one selected device"
+    )
+    add_selection_arguments(render)
     render.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 listing devices whose files differ",
+        help="write nothing; exit 1 listing files missing, changed or orphaned in DIR",
+    )
+    render.add_argument(
+        "--diff", action="store_true", help="with --check: print each change as a unified diff"
     )
     render.add_argument(
         "--hosts",
@@ -118,23 +128,38 @@ def build_parser() -> argparse.ArgumentParser:
     lint = commands.add_parser(
         "lint", help="check an inventory's plan, or vendor configs, against the rules"
     )
-    lint.add_argument("inventory", nargs="?")
+    lint.add_argument(
+        "inventory",
+        nargs="?",
+        help="inventory YAML file (default: the one YAML file here with fabric: and devices:)",
+    )
     lint.add_argument("--configs", help="folder of configs (<device>.<ext>) to lint against it")
     lint.add_argument("--config", help="one config file to lint alone (with --os)")
-    lint.add_argument("--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"])
+    lint.add_argument("--os", choices=OPERATING_SYSTEMS, help="the OS of --config FILE")
     lint.add_argument(
         "--host-state",
         metavar="DIR",
         help="folder of saved NIC state (DIR/<server>/<nic>/, from collect-host-state.sh)",
     )
     lint.add_argument(
-        "--select", action="append", default=[], help="only these rule IDs (prefixes)"
+        "--select",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="only these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
     )
     lint.add_argument(
-        "--ignore", action="append", default=[], help="skip these rule IDs (prefixes)"
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="skip these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
     )
     lint.add_argument(
-        "--format", choices=["text", "json", "sarif", "github", "junit"], default="text"
+        "--format",
+        choices=["text", "json", "sarif", "github", "junit", "codeclimate"],
+        default="text",
+        help="codeclimate: GitLab Code Quality report",
     )
     lint.set_defaults(handler=_lint)
 
@@ -143,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("inventory")
     diff.add_argument("--running", help="folder of running-config backups, one per device")
-    diff.add_argument("--device", action="append", default=[], help="only this device (repeat)")
+    add_selection_arguments(diff)
     diff.add_argument("--format", choices=["text", "json"], default="text")
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when anything would change")
     diff.add_argument(
@@ -156,7 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     push = commands.add_parser("push", help="load the rendered configs onto switches (napalm)")
     push.add_argument("inventory")
-    push.add_argument("--device", action="append", default=[], help="a device to push (repeat)")
+    push.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="devices to push: names, comma lists or ranges like leaf[01:04] (repeatable)",
+    )
     push.add_argument("--all", action="store_true", help="every device of the inventory")
     push.add_argument("--commit", action="store_true", help="commit (default: dry run)")
     push.add_argument("--canary", type=int, default=1, help="devices pushed alone first (1)")
@@ -178,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     push.set_defaults(handler=_push)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
-    rules.add_argument("rule", nargs="?", help="a rule ID, e.g. LL101")
+    rules.add_argument("rule", nargs="?", help="a rule ID or name, e.g. LL112 or ecn-before-pfc")
+    rules.add_argument("--format", choices=["text", "json"], default="text")
     rules.set_defaults(handler=_rules)
 
     headroom = commands.add_parser(
@@ -186,6 +218,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_headroom_arguments(headroom)
     headroom.set_defaults(handler=_headroom)
+
+    schema = commands.add_parser(
+        "schema", help="print or export a JSON Schema (for editors and other tools)"
+    )
+    schema.add_argument("name", choices=["inventory", "plan"])
+    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default stdout)")
+    schema.set_defaults(handler=_schema)
+
+    completion = commands.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print a tab-completion script. bash: lossless completion bash > "
+        "~/.local/share/bash-completion/completions/lossless; zsh: lossless completion zsh > "
+        '"${fpath[1]}/_lossless"',
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "tcsh"])
+    completion.set_defaults(handler=_completion)
     return parser
 
 
@@ -198,6 +247,24 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
+OPERATING_SYSTEMS = ["sonic", "cumulus", "eos", "nxos", "junos"]
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices: names, comma lists or ranges like leaf[01:04] (repeatable)",
+    )
+    parser.add_argument(
+        "--os",
+        action="append",
+        default=[],
+        choices=OPERATING_SYSTEMS,
+        help="only devices of this OS (repeat for several)",
+    )
 
 
 def add_headroom_arguments(parser: argparse.ArgumentParser) -> None:
@@ -237,6 +304,18 @@ def add_device_access_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _schema(args: argparse.Namespace) -> int:
+    from lossless.schema_export import schema_command
+
+    return schema_command(args)
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from lossless.completion import completion_command
+
+    return completion_command(args)
+
+
 def _push(args: argparse.Namespace) -> int:
     from lossless.commands import push_command
 
@@ -255,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         for problem in error.problems:
             _error_line(str(problem))
-        print(f"{len(error.problems)} problem(s)", file=sys.stderr)
+        print(plural(len(error.problems), "problem"), file=sys.stderr)
         return 2
     except UsageError as error:
         _error_line(f"lossless: {error}")

@@ -5,35 +5,73 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from lossless.asics import catalogue
-from lossless.errors import UsageError
+from lossless.errors import InputError, UsageError
+from lossless.grammar import plural
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.model import Inventory
+from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
-from lossless.render import drift, render_fabric, write_atomically
+from lossless.render import file_name, render_fabric, write_atomically
+from lossless.render_check import check_folder, orphan_files, unified_diff
 from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
 from lossless.report.headroom_table import render_headroom
 from lossless.report.plan_text import render_plan_text
+from lossless.selection import select_devices
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
 
 
-def _require_devices(inventory: Inventory, names: list[str], source: str) -> None:
-    for name in names:
-        if name not in inventory.devices:
-            raise UsageError(f"no device {name!r} in {source}{suggest(name, inventory.devices)}")
+def _devices(inventory: Inventory, args: argparse.Namespace) -> list[str] | None:
+    """The devices --device and --os name (None: every device, so the plan is whole)."""
+    os_names = getattr(args, "os", None) or []
+    if not args.device and not os_names:
+        return None
+    return select_devices(inventory.devices, args.device, args.inventory, os_names)
+
+
+def _inventory_or_found(args: argparse.Namespace, command: str) -> None:
+    """No INVENTORY given: use the one in the current folder (pre-commit hooks with no args)."""
+    if args.inventory is None:
+        from lossless.discover import the_inventory
+
+        args.inventory = the_inventory(command)
+        print(f"lossless {command}: inventory {args.inventory}", file=sys.stderr)
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    _inventory_or_found(args, "validate")
+    if args.format == "text":
+        inventory = load_inventory(args.inventory)
+        print("OK")
+        print(inventory.summary())
+        return 0
+    try:
+        inventory = load_inventory(args.inventory)
+    except InputError as error:
+        problems = [asdict(problem) for problem in error.problems]
+        _print_json({"inventory": args.inventory, "valid": False, "problems": problems})
+        return 2
+    _print_json(
+        {
+            "inventory": args.inventory,
+            "valid": True,
+            "fabric": inventory.fabric_name,
+            **{f"{noun.lower()}s": count for noun, count in inventory.counts().items()},
+        }
+    )
+    return 0
 
 
 def plan_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
-    _require_devices(inventory, args.device, args.inventory)
-    plan = plan_fabric(inventory, args.device or None)
+    plan = plan_fabric(inventory, _devices(inventory, args))
     if args.format == "json":
         json.dump(plan.to_dict(), sys.stdout, indent=2, sort_keys=False)
         sys.stdout.write("\n")
@@ -54,6 +92,9 @@ def explain_command(args: argparse.Namespace) -> int:
     plan = plan_fabric(inventory, [args.device])
     device_plan = plan.devices[args.device]
     port = device_plan.ports[args.port]
+    if args.format == "json":
+        _print_json(_explain_json(plan, args.device, args.port))
+        return 0
     lines = [
         f"{args.device} {args.port}: {format_speed(port.speed_mbps)}, {port.lanes} lanes, "
         f"MTU {port.mtu}, peer {port.peer or 'none'}, cable "
@@ -92,32 +133,85 @@ def explain_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
+    """The port's plan and every derivation it refers to (headroom, ECN, the budget)."""
+    device_data = plan.to_dict()["devices"][device]
+    port_data = device_data["ports"][port]
+    used = [
+        *(h["derivation"] for h in port_data["headroom"]),
+        *(e["derivation"] for e in port_data["ecn"]),
+        device_data["budget"]["derivation"],
+    ]
+    return {
+        "device": device,
+        "port": port_data,
+        "budget": device_data["budget"],
+        "derivations": {key: plan.derivations[key] for key in used},
+    }
+
+
 def render_command(args: argparse.Namespace) -> int:
     if args.hosts or args.server:
         from lossless.host_commands import render_hosts_command
 
         return render_hosts_command(args)
+    to_stdout = args.stdout or args.output == "-"
+    if not to_stdout and args.output is None:
+        raise UsageError("give -o DIR (the folder for the configs), or --stdout for one device")
+    if to_stdout and (args.check or args.diff):
+        raise UsageError("--stdout prints one config; --check and --diff compare a folder (-o DIR)")
+    if args.diff and not args.check:
+        raise UsageError("--diff goes with --check")
     inventory = load_inventory(args.inventory)
-    _require_devices(inventory, args.device, args.inventory)
-    selected = [
-        name
-        for name, device in inventory.devices.items()
-        if (not args.device or name in args.device) and (args.os is None or device.os == args.os)
-    ]
-    if not selected:
-        raise UsageError("no device matches --device/--os")
-    plan = plan_fabric(inventory, selected)
-    files = render_fabric(plan)
+    selected = _devices(inventory, args) or list(inventory.devices)
+    if to_stdout and len(selected) != 1:
+        raise UsageError(
+            f"--stdout prints one device's config; {plural(len(selected), 'device')} match: "
+            "name one with --device"
+        )
+    files = render_fabric(plan_fabric(inventory, selected))
+    if to_stdout:
+        [text] = files.values()
+        sys.stdout.write(text)
+        return 0
     folder = Path(args.output)
+    every_file = [file_name(device) for device in inventory.devices.values()]
     if args.check:
-        drifted = drift(folder, files)
-        for name in drifted:
-            print(f"drift: {folder / name}")
-        print(f"{len(drifted)} of {len(files)} file(s) differ from the inventory")
-        return 1 if drifted else 0
+        return _render_check(folder, files, every_file, args.diff)
     report = write_atomically(folder, files)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
+    for name in orphan_files(folder, every_file):
+        print(f"note: {folder / name} is no device's config in {args.inventory} (left in place)")
     return 0
+
+
+def _render_check(folder: Path, files: dict[str, str], every_file: list[str], diff: bool) -> int:
+    """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
+    check = check_folder(folder, files, every_file)
+    for label, names in (
+        ("missing", check.missing),
+        ("changed", check.changed),
+        ("orphan", check.orphans),
+    ):
+        for name in names:
+            note = " (no device of the inventory renders it)" if label == "orphan" else ""
+            print(f"{label}: {folder / name}{note}")
+            if diff:
+                sys.stdout.write(unified_diff(folder, name, files.get(name)))
+    print(
+        f"{len(check.missing)} missing, {len(check.changed)} changed, "
+        f"{plural(len(check.orphans), 'orphan')}; {plural(len(files), 'file')} checked in {folder}"
+    )
+    return 0 if check.clean else 1
+
+
+def _rule_ids(names: list[str], option: str) -> list[str]:
+    from lossless.lint.registry import UnknownRule, resolve_rules
+
+    try:
+        return resolve_rules(names)
+    except UnknownRule as error:
+        raise UsageError(f"{option}: {error}") from None
 
 
 def lint_command(args: argparse.Namespace) -> int:
@@ -125,6 +219,7 @@ def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import lint
     from lossless.lint.report import FORMATS, junit
 
+    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
     extra: list = []
     if args.config:
         if args.inventory or not args.os:
@@ -133,9 +228,8 @@ def lint_command(args: argparse.Namespace) -> int:
             plan = fabric_from_config(Path(args.config), args.os)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    elif not args.inventory:
-        raise UsageError("give an INVENTORY, or --config FILE --os OS")
     else:
+        _inventory_or_found(args, "lint")
         plan = plan_fabric(load_inventory(args.inventory))
         if args.configs:
             folder = Path(args.configs)
@@ -149,7 +243,7 @@ def lint_command(args: argparse.Namespace) -> int:
             extra += host_findings
     if args.host_state and not args.inventory:
         raise UsageError("--host-state DIR needs the INVENTORY the hosts belong to")
-    result = lint(plan, args.select, args.ignore, extra)
+    result = lint(plan, select, ignore, extra)
     if args.format == "junit":
         print(junit(result.findings, list(plan.devices)))
     else:
@@ -161,32 +255,63 @@ def lint_command(args: argparse.Namespace) -> int:
 
 
 def rules_command(args: argparse.Namespace) -> int:
-    from lossless.lint import rules  # noqa: F401  (registers the rules)
-    from lossless.lint.registry import RULES
+    from lossless.lint.registry import find_rule, registered_rules
 
-    if args.rule is None:
-        for listed in sorted(RULES.values(), key=lambda r: r.id):
+    rules = sorted(registered_rules().values(), key=lambda r: r.id)
+    if args.rule is not None:
+        chosen = find_rule(args.rule)
+        if chosen is None:
+            known = [*(r.id for r in rules), *(r.name for r in rules)]
+            raise UsageError(f"no rule {args.rule!r}{suggest(args.rule, known)}")
+        rules = [chosen]
+    if args.format == "json":
+        records = [
+            {
+                "id": r.id,
+                "name": r.name,
+                "severity": r.severity,
+                "scope": r.scope,
+                "explanation": r.explanation,
+                "source": r.source,
+            }
+            for r in rules
+        ]
+        _print_json(records[0] if args.rule is not None else records)
+    elif args.rule is None:
+        for listed in rules:
             print(f"{listed.id}  {listed.severity:<7}  {listed.name}")
-        return 0
-    chosen = RULES.get(args.rule.upper())
-    if chosen is None:
-        raise UsageError(f"no rule {args.rule!r}{suggest(args.rule.upper(), RULES)}")
-    print(
-        f"{chosen.id} {chosen.name} ({chosen.severity}, checks each {chosen.scope})\n\n"
-        f"{chosen.explanation}\n\nsource: {chosen.source}"
-    )
+    else:
+        [chosen] = rules
+        print(
+            f"{chosen.id} {chosen.name} ({chosen.severity}, checks each {chosen.scope})\n\n"
+            f"{chosen.explanation}\n\nsource: {chosen.source}"
+        )
     return 0
+
+
+def _print_json(value: object) -> None:
+    json.dump(value, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def _require_deploy_extra() -> None:
+    """The live steps need the optional napalm/nornir extra: say so, not a traceback."""
+    try:
+        import napalm  # noqa: F401
+        import nornir_napalm.plugins.connections  # noqa: F401
+
+        import lossless.deploy.live  # noqa: F401
+    except ImportError as error:
+        missing = f" ({error.name} is not installed)" if error.name else ""
+        raise UsageError(
+            f"live diff and push need napalm and nornir{missing}: "
+            "pip install 'lossless[deploy]'"
+        ) from None
 
 
 def _deployer(args: argparse.Namespace, plan):
     from lossless.deploy.credentials import CredentialStore
-
-    try:
-        from lossless.deploy.live import Deployer
-    except ImportError:
-        raise UsageError(
-            "the live steps need napalm and nornir: pip install 'lossless[deploy]'"
-        ) from None
+    from lossless.deploy.live import Deployer
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -197,14 +322,15 @@ def diff_command(args: argparse.Namespace) -> int:
     from lossless.deploy.offline import offline_diff, render_json, render_text
 
     inventory = load_inventory(args.inventory)
-    _require_devices(inventory, args.device, args.inventory)
+    devices = _devices(inventory, args)
     if args.live:
+        _require_deploy_extra()
         from lossless.deploy.report import ProgressReporter, render_results
 
-        plan = plan_fabric(inventory, args.device or None)
-        devices = list(plan.devices.values())
-        with ProgressReporter(len(devices), "live diff") as progress:
-            results = _deployer(args, plan).diff(devices, progress)
+        plan = plan_fabric(inventory, devices)
+        planned = list(plan.devices.values())
+        with ProgressReporter(len(planned), "live diff") as progress:
+            results = _deployer(args, plan).diff(planned, progress)
         print(render_results(results, args.format), end="")
         failed = any(r.failed for r in results)
         changed = any(r.status == "would-change" for r in results)
@@ -214,12 +340,13 @@ def diff_command(args: argparse.Namespace) -> int:
     folder = Path(args.running)
     if not folder.is_dir():
         raise UsageError(f"--running: {folder} is not a folder")
-    diffs = offline_diff(plan_fabric(inventory, args.device or None), folder)
+    diffs = offline_diff(plan_fabric(inventory, devices), folder)
     print(render_json(diffs) if args.format == "json" else render_text(diffs))
     return 1 if args.exit_code and any(d.changes for d in diffs) else 0
 
 
 def push_command(args: argparse.Namespace) -> int:
+    _require_deploy_extra()
     from lossless.deploy.report import ProgressReporter, render_results
     from lossless.lint.registry import blocking_errors
     from lossless.lint.report import text
@@ -227,11 +354,11 @@ def push_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
     if not args.device and not args.all:
         raise UsageError("name the devices to push with --device (repeat), or --all")
-    _require_devices(inventory, args.device, args.inventory)
+    chosen = set(inventory.devices if args.all else _devices(inventory, args) or ())
     if args.canary < 0 or args.batch_size < 1 or args.revert_in < 0:
         raise UsageError("--canary >= 0, --batch-size >= 1 and --revert-in >= 0")
     plan = plan_fabric(inventory)
-    selected = [d for name, d in plan.devices.items() if args.all or name in args.device]
+    selected = [d for name, d in plan.devices.items() if name in chosen]
     errors = blocking_errors(plan, (d.name for d in selected))
     if errors:
         print(text(errors))

@@ -28,6 +28,8 @@ def render_hosts_command(args: argparse.Namespace) -> int:
         raise UsageError("--server selects servers for --hosts")
     if args.device or args.os:
         raise UsageError("--device and --os select switches; with --hosts use --server")
+    if args.output in (None, "-") or args.stdout:
+        raise UsageError("--hosts writes a folder: give -o DIR")
     inventory = load_inventory(args.inventory)
     for name in args.server:
         if name not in inventory.servers:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lossless.asics import Asic
+from lossless.grammar import plural
 
 
 @dataclass(frozen=True)
@@ -224,10 +225,16 @@ class Inventory:
     def link_at(self, endpoint: Endpoint) -> Link | None:
         return self._link_by_endpoint.get(endpoint)
 
+    def counts(self) -> dict[str, int]:
+        """How many of each thing the inventory describes, by singular noun."""
+        return {
+            "device": len(self.devices),
+            "port": sum(len(d.ports) for d in self.devices.values()),
+            "server": len(self.servers),
+            "NIC": sum(len(s.nics) for s in self.servers.values()),
+            "link": len(self.links),
+        }
+
     def summary(self) -> str:
-        ports = sum(len(d.ports) for d in self.devices.values())
-        nics = sum(len(s.nics) for s in self.servers.values())
-        return (
-            f"fabric {self.fabric_name}: {len(self.devices)} devices, {ports} ports, "
-            f"{len(self.servers)} servers, {nics} NICs, {len(self.links)} links"
-        )
+        counted = ", ".join(plural(count, noun) for noun, count in self.counts().items())
+        return f"fabric {self.fabric_name}: {counted}"

@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from lossless.errors import UsageError
 from lossless.files import inside, read_bounded
+from lossless.model import Device
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.resources import resource_path
 from lossless.vendors import vendor_for
@@ -32,7 +33,7 @@ def environment() -> Environment:
     )
 
 
-def file_name(device: DevicePlan) -> str:
+def file_name(device: DevicePlan | Device) -> str:
     return f"{device.name}.{vendor_for(device.os).EXTENSION}"
 
 

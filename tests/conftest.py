@@ -11,7 +11,11 @@ from lossless.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 INVENTORIES = REPO / "inventories"
-REFERENCE = REPO.parent / "shared" / "reference"
+# Reference data the tests check against, copied into the repository so that any checkout
+# (and the sdist) runs the tests; tests/data/README.md says where each file comes from.
+DATA = REPO / "tests" / "data"
+REFERENCE = DATA / "reference"
+SONIC_YANG = DATA / "sonic-yang"
 EXAMPLES = sorted(INVENTORIES.glob("*.yaml"))
 
 

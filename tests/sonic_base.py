@@ -3,7 +3,7 @@
 The rendered config_db.json is a fragment of what lossless owns; on a switch it is merged
 into the running CONFIG_DB, which holds the port lanes and the buffer pools and lossy/egress
 profiles of the SKU's buffer templates. These are the minimal such objects (SONiC's TH/MLNX
-buffers_defaults templates, sonic.md section 4) so the fragment's references resolve.
+buffers_defaults templates, docs/reference/sonic.md section 4) so the fragment's references resolve.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Live diff and push through napalm's own mock driver with recorded responses
-(ecosystem.md 2): the orchestration, not the device's diff, is what these test."""
+(docs/reference/ecosystem.md 2): the orchestration, not the device's diff, is what these test."""
 
 from __future__ import annotations
 
@@ -435,3 +435,17 @@ def test_an_unreadable_running_config_after_commit_rolls_back(run, mock):
         "spine1 (running):1:1: not a valid EOS config: DuplicateChildError"
     )
     assert device["message"].endswith("; rolled back")
+@pytest.mark.parametrize("module", ["nornir", "napalm"])
+@pytest.mark.parametrize("command", [["diff", LAB, "--live"], ["push", LAB, "--all"]])
+def test_without_the_deploy_extra_the_live_steps_say_how_to_install_it(
+    run, monkeypatch, module, command
+):
+    import sys
+
+    for name in [n for n in sys.modules if n.startswith(("lossless.deploy.live", module))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # import of it raises ImportError
+    result = run(*command)
+    assert result.code == 2
+    assert "pip install 'lossless[deploy]'" in result.err
+    assert "Traceback" not in result.err + result.out

@@ -176,7 +176,7 @@ def test_missing_backup_and_summary(run, backups):
     (backups / "leaf3.cfg").rename(backups / "leaf3")  # Oxidized names files by device
     result = run("diff", LAB, "--running", str(backups))
     assert "spine2 (sonic): no running-config backup" in result.out
-    assert f"leaf3 (nxos, remediation, {backups / 'leaf3'}): 0 change(s)" in result.out
+    assert f"leaf3 (nxos, remediation, {backups / 'leaf3'}): 0 changes" in result.out
     assert result.out.splitlines()[-1] == "summary: 0 changed, 5 unchanged, 1 missing backup"
 
 

@@ -38,3 +38,54 @@ def test_generated_fabric_validates(run, tmp_path):
     result = run("validate", str(path))
     assert result.code == 0, result.err
     assert "96 devices, 12288 ports, 512 servers, 4096 NICs, 8192 links" in result.out
+
+
+def _quick_start_commands() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## Quick start") : text.index("## Install")]
+    return [line.strip() for line in section.splitlines() if line.startswith("    ")]
+
+
+def test_ci_runs_the_readme_quick_start_word_for_word():
+    commands = _quick_start_commands()
+    assert commands == [
+        "bash .ci/install && .venv/bin/lossless render inventories/lab.yaml -o out/lab",
+        ".venv/bin/python -m pytest -q",
+    ]
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    for command in commands:
+        assert command in ci
+
+
+def _documented_lossless_commands():
+    import shlex
+
+    text = (REPO / "README.md").read_text() + (REPO / "docs" / "inventory.md").read_text()
+    fenced = re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M)
+    indented = re.findall(r"\n\n((?:    \S.*\n)+)", re.sub(r"```.*?```", "", text, flags=re.S))
+    for block in fenced + indented:
+        for line in block.splitlines():
+            line = line.strip().removeprefix("- ").removeprefix("run: ").removeprefix("$ ")
+            if not line.startswith(("lossless ", ".venv/bin/lossless ")):
+                continue
+            words = []
+            for word in shlex.split(line, comments=True):
+                if word in {">", "||", "&&", "|", ";"}:
+                    break
+                words.append(word)
+            yield pytest.param(words[1:], id=" ".join(words[:3]))
+
+
+@pytest.mark.parametrize("argv", list(_documented_lossless_commands()))
+def test_documented_commands_parse(argv):
+    """Every `lossless ...` line in the README names real commands, options and choices."""
+    from lossless.cli import build_parser
+
+    try:
+        build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        pytest.fail(f"lossless {' '.join(argv)}: exit {exit_.code}")
+
+
+def test_every_documented_command_count_is_real():
+    assert len(list(_documented_lossless_commands())) >= 10

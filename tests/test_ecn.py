@@ -1,4 +1,5 @@
-"""ECN presets against ecn-defaults.csv, and the ECN-before-PFC check of physics.md 3.4."""
+"""ECN presets against ecn-defaults.csv, and the ECN-before-PFC check of
+docs/reference/physics.md 3.4."""
 
 from __future__ import annotations
 
@@ -75,7 +76,8 @@ def test_explicit_values_override_the_preset():
 
 @pytest.mark.parametrize(("n", "expected"), [(1, 32e6), (4, 12.8e6), (16, 3.76e6)])
 def test_pfc_trigger_matches_physics_example(n, expected):
-    """physics.md 3.4: B = 64 MB, alpha = 1 -> 32 MB at n = 1, 12.8 MB at 4, 3.8 MB at 16."""
+    """docs/reference/physics.md 3.4: B = 64 MB, alpha = 1 -> 32 MB at n = 1, 12.8 MB at 4, 3.8 MB
+    at 16."""
     trigger = pfc_trigger_bytes(64_000_000, 0, n, Derivation("t", "t"))
     assert trigger == pytest.approx(expected, rel=0.01)
 

@@ -58,7 +58,7 @@ def test_sizes_are_consistent(asic, inputs):
     result = compute_headroom(inputs, catalogue()[asic])
     assert result.xon > 0 and result.xoff > 0
     if inputs.shared_headroom_pool:
-        assert result.size == result.xon  # the pool holds xoff (physics.md 4 rule 3)
+        assert result.size == result.xon  # the pool holds xoff (docs/reference/physics.md 4 rule 3)
     else:
         assert result.size >= result.xon + result.xoff
 

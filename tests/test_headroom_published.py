@@ -1,7 +1,8 @@
 """Headroom against published values: SONiC's own outputs and vendor tables.
 
 None of the expected numbers here come from this code: they are the outputs of SONiC's
-buffer_headroom_mellanox.lua run in redis (headroom-samples.csv, sonic.md 2, physics.md
+buffer_headroom_mellanox.lua run in redis (headroom-samples.csv, docs/reference/sonic.md 2,
+docs/reference/physics.md
 2.3) and NVIDIA's published tables (vendor-headroom-tables.csv).
 """
 
@@ -81,7 +82,7 @@ def _sonic(asic, speed, cable, *, lanes=4, gearbox=0, mtu=9100, shp=False, p=50,
     return result.xon, result.xoff, result.size
 
 
-# sonic.md section 2, "further outputs of the same runs".
+# docs/reference/sonic.md section 2, "further outputs of the same runs".
 @pytest.mark.parametrize(
     ("asic", "speed", "cable", "gearbox", "lanes", "shp", "expected"),
     [
@@ -96,7 +97,8 @@ def test_further_sonic_outputs(asic, speed, cable, gearbox, lanes, shp, expected
     assert _sonic(asic, speed, cable, lanes=lanes, gearbox=gearbox, shp=shp) == expected
 
 
-# physics.md 2.3: the current Lua on Spectrum-2 for 100G/400G (4 lanes) and 800G (8 lanes).
+# docs/reference/physics.md 2.3: the current Lua on Spectrum-2 for 100G/400G (4 lanes) and 800G (8
+# lanes).
 PHYSICS_TABLE = {
     (100_000, 4): [
         (48128, 67584),
@@ -144,9 +146,10 @@ def _table_rows():
 def test_ieee_model_never_below_published_tables(row):
     """The IEEE model with the same ASIC, speed and cable gives at least the published bytes.
 
-    Each table is compared with the traffic pattern it was computed for (physics.md 2.3,
+    Each table is compared with the traffic pattern it was computed for (docs/reference/physics.md
+    2.3,
     validation settings): lossless MTU 1500, small packets 100 % on generic SKUs and 50 % on
-    the Microsoft SKUs; SN3800 tables include its 400 ns gearbox (sonic.md 1.1).
+    the Microsoft SKUs; SN3800 tables include its 400 ns gearbox (docs/reference/sonic.md 1.1).
     """
     generation = re.search(r"Spectrum-(\d)", row["asic_or_platform"]).group(1)
     asic = catalogue()[f"spectrum-{generation}"]
@@ -182,7 +185,8 @@ def test_ieee_model_covers_the_mlxsw_recommendation():
 
 
 def test_ieee_generic_components_match_physics_table():
-    """physics.md 2.1: 74.9 kB at 100G/3 m and 324.5 kB at 100G/2 km (MTU 9216, 5 ns/m,
+    """docs/reference/physics.md 2.1: 74.9 kB at 100G/3 m and 324.5 kB at 100G/2 km (MTU 9216, 5
+    ns/m,
     no cell factor). With a 64-byte cell and no small packets the model is those components
     at 5.13 ns/m, so it must land just above them."""
     asic = replace(catalogue()["tomahawk-5"], cell_size=64)

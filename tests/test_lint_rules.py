@@ -236,7 +236,7 @@ def test_eos_mtu_above_9214_is_an_error(plan):
 
 def test_lint_command_exit_codes_and_formats(run, write):
     clean = run("lint", str(INVENTORIES / "lab.yaml"))
-    assert clean.code == 0 and clean.out.strip() == "0 error(s), 0 warning(s)"
+    assert clean.code == 0 and clean.out.strip() == "0 errors, 0 warnings"
     text = (
         (INVENTORIES / "lab.yaml")
         .read_text()
@@ -251,18 +251,83 @@ def test_lint_command_exit_codes_and_formats(run, write):
     assert f"{path}:42:7: error LL115 [watchdog-timers] leaf1 Ethernet0: poll 300 ms" in broken.out
     github = run("lint", str(path), "--format", "github")
     assert (
-        f"::error file={path},line=42,col=7,title=LL115 watchdog-timers::poll 300 ms" in github.out
+        f"::error file={path},line=42,col=7,title=LL115 watchdog-timers::"
+        "leaf1 Ethernet0: poll 300 ms" in github.out
     )
     ignored = run("lint", str(path), "--ignore", "LL115")
     assert ignored.code == 0
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--ignore", "LL115"],
+        ["--ignore", "watchdog-timers"],
+        ["--ignore", "ll115"],
+        ["--ignore", "LL101,LL115"],
+        ["--ignore", " LL101 , watchdog-timers "],
+        ["--ignore", "LL11"],
+        ["--select", "LL101,LL114", "--select", "ecn-before-pfc"],
+    ],
+)
+def test_rules_are_named_by_id_prefix_or_name_in_comma_lists(run, write, option):
+    assert run("lint", str(_broken_inventory(write)), *option).code == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--ignore", ""], "--ignore: empty rule name"),
+        (["--ignore", "LL115,"], "--ignore: empty rule name"),
+        (["--select", "LL1155"], "--select: no rule 'LL1155' (did you mean \"LL115\"?)"),
+        (
+            ["--ignore", "watchdog-timer"],
+            "no rule 'watchdog-timer' (did you mean \"watchdog-timers\"?)",
+        ),
+        (["--ignore", "LL9"], "no rule 'LL9'"),
+        (["--select", "LL115", "--ignore", "nothing-like-it"], "no rule 'nothing-like-it'"),
+    ],
+)
+def test_an_unknown_or_empty_rule_is_refused_not_ignored(run, write, option, message):
+    """A typo or an empty CI variable must not silently switch the gate off."""
+    result = run("lint", str(_broken_inventory(write)), *option)
+    assert result.code == 2
+    assert message in result.err
+    assert result.out == ""
+
+
+def test_lint_ignore_names_a_rule_that_exists(run, write):
+    text = (INVENTORIES / "lab.yaml").read_text()
+    anchor = "    platform: SN5600\n    mgmt: 192.0.2.11\n"
+    assert anchor in text
+    path = write(text.replace(anchor, anchor + "    lint_ignore: {LL915: not a rule}\n"))
+    line = text[: text.index(anchor) + len(anchor)].count("\n") + 1
+    for command in ("lint", "validate"):
+        result = run(command, str(path))
+        assert result.code == 2
+        assert f"{path}:{line}:19: devices.leaf1.lint_ignore.LL915: LL915 is not a lint rule" in (
+            result.err
+        )
 
 
 def test_rules_command(run):
     listing = run("rules")
     assert listing.code == 0 and "LL101  error    headroom-covers-cable" in listing.out
     one = run("rules", "ll112")
-    assert "ecn-before-pfc" in one.out and "physics.md 3.4" in one.out
-    assert run("rules", "LL999").code == 2
+    assert "ecn-before-pfc" in one.out and "docs/reference/physics.md 3.4" in one.out
+    assert run("rules", "ecn-before-pfc").out == one.out
+    unknown = run("rules", "ecn-before-pcf")
+    assert unknown.code == 2 and 'did you mean "ecn-before-pfc"' in unknown.err
+
+
+def test_rules_as_json(run):
+    import json
+
+    listing = json.loads(run("rules", "--format", "json").out)
+    assert [r["id"] for r in listing] == sorted(RULES)
+    one = json.loads(run("rules", "LL112", "--format", "json").out)
+    assert one["name"] == "ecn-before-pfc" and one["severity"] == "error"
+    assert set(one) == {"id", "name", "severity", "scope", "explanation", "source"}
 
 
 def _broken_inventory(write):
@@ -309,7 +374,24 @@ def test_junit_output(run, write):
     assert set(suites) == {"fabric", "leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"}
     failure = suites["leaf1"].find("testcase[@name='LL115 watchdog-timers']/failure")
     assert failure is not None and failure.get("type") == "LL115"
+    assert failure.get("message").startswith("leaf1 Ethernet0: poll 300 ms")
+    assert ": leaf1 Ethernet248: poll 300 ms" in failure.text
     assert int(root.get("failures")) == 6  # one failing rule on each of the 6 switches
+
+
+def test_gitlab_code_quality_report(run, write):
+    import json
+
+    path = _broken_inventory(write)
+    result = run("lint", str(path), "--format", "codeclimate")
+    assert result.code == 1
+    issues = json.loads(result.out)
+    assert issues and len({i["fingerprint"] for i in issues}) == len(issues)
+    first = issues[0]
+    assert {"description", "check_name", "fingerprint", "severity", "location"} <= set(first)
+    assert first["severity"] == "major" and first["check_name"] == "LL115 watchdog-timers"
+    assert first["description"].startswith("LL115 leaf1 Ethernet0: poll 300 ms")
+    assert first["location"] == {"path": str(path), "lines": {"begin": 42}}
 
 
 def test_pre_commit_manifest():
@@ -317,7 +399,11 @@ def test_pre_commit_manifest():
     from ruamel.yaml import YAML
 
     hooks = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert {h["id"] for h in hooks} == {"lossless-validate", "lossless-lint"}
+    assert {h["id"] for h in hooks} == {
+        "lossless-validate",
+        "lossless-lint",
+        "lossless-render-check",
+    }
     for hook in hooks:
         assert {"id", "name", "entry", "language"} <= set(hook)
         assert hook["entry"].split()[0] == "lossless" and hook["pass_filenames"] is False

@@ -169,7 +169,8 @@ def test_headroom_formats(run):
         "--format",
         "pg-profile-lookup",
     ).out.splitlines()
-    assert ini[-1].split() == ["100000", "40m", "72704", "19456", "53248", "0"]  # sonic.md 2
+    # docs/reference/sonic.md 2
+    assert ini[-1].split() == ["100000", "40m", "72704", "19456", "53248", "0"]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import re
 import shutil
 
 import pytest
-from conftest import INVENTORIES, REPO
+from conftest import INVENTORIES, REPO, SONIC_YANG
 from hier_config import Platform, get_hconfig
 from ruamel.yaml import YAML
 
@@ -79,14 +79,49 @@ def test_check_is_clean_then_catches_a_one_byte_edit(run, tmp_path):
     (folder / "leaf3.cfg").write_text(text.replace("mtu 9100", "mtu 9101", 1))
     drifted = run("render", LAB, "-o", str(folder), "--check")
     assert drifted.code == 1
-    assert drifted.out.splitlines()[0] == f"drift: {folder / 'leaf3.cfg'}"
-    assert "1 of 6 file(s) differ" in drifted.out
+    assert drifted.out.splitlines() == [
+        f"changed: {folder / 'leaf3.cfg'}",
+        f"0 missing, 1 changed, 0 orphans; 6 files checked in {folder}",
+    ]
     assert (folder / "leaf3.cfg").read_text() != text  # --check wrote nothing
+
+
+def test_check_lists_missing_changed_and_orphan_files_apart_and_can_show_the_diff(
+    run, tmp_path
+):
+    shutil.copytree(GOLDEN / "lab", tmp_path / "lab")
+    folder = tmp_path / "lab"
+    (folder / "README.md").write_text("not a config: never an orphan\n")
+    (folder / "leaf1.json").unlink()
+    text = (folder / "leaf3.cfg").read_text()
+    (folder / "leaf3.cfg").write_text(text.replace("mtu 9100", "mtu 9101", 1))
+    (folder / "leaf9.cfg").write_text("hostname leaf9\n")  # a device since removed
+    result = run("render", LAB, "-o", str(folder), "--check")
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f"missing: {folder / 'leaf1.json'}",
+        f"changed: {folder / 'leaf3.cfg'}",
+        f"orphan: {folder / 'leaf9.cfg'} (no device of the inventory renders it)",
+        f"1 missing, 1 changed, 1 orphan; 6 files checked in {folder}",
+    ]
+    with_diff = run("render", LAB, "-o", str(folder), "--check", "--diff", "--device", "leaf3")
+    assert with_diff.code == 1
+    assert f"--- {folder / 'leaf3.cfg'}\n+++ rendered/leaf3.cfg\n" in with_diff.out
+    assert "\n-    mtu 9101\n+    mtu 9100\n" in with_diff.out
+    # the orphan's diff removes it; nothing is missing among the selected devices
+    assert f"--- {folder / 'leaf9.cfg'}\n+++ /dev/null\n" in with_diff.out
+    assert "\n-hostname leaf9\n" in with_diff.out
+    assert "--- /dev/null" not in with_diff.out
+    # files of devices not selected are neither missing nor orphans
+    only_leaf4 = run("render", LAB, "-o", str(folder), "--check", "--device", "leaf4")
+    assert only_leaf4.out.splitlines()[0].startswith("orphan: ")
+    assert "0 missing, 0 changed, 1 orphan; 1 file checked" in only_leaf4.out
 
 
 def test_check_reports_a_missing_file(run, tmp_path):
     result = run("render", LAB, "-o", str(tmp_path), "--check", "--device", "leaf1")
     assert result.code == 1
+    assert result.out.startswith(f"missing: {tmp_path / 'leaf1.json'}\n")
     assert not any(tmp_path.iterdir())
 
 
@@ -95,6 +130,59 @@ def test_device_and_os_filters(run, tmp_path):
     assert {p.name for p in (tmp_path / "os").iterdir()} == {"leaf1.json", "spine2.json"}
     run("render", LAB, "-o", str(tmp_path / "dev"), "--device", "leaf4")
     assert {p.name for p in (tmp_path / "dev").iterdir()} == {"leaf4.conf"}
+
+
+@pytest.mark.parametrize(
+    ("options", "files"),
+    [
+        (["--device", "leaf[1:3]"], {"leaf1.json", "leaf2.yaml", "leaf3.cfg"}),
+        (["--device", "leaf1,spine[1:2]"], {"leaf1.json", "spine1.cfg", "spine2.json"}),
+        (["--device", "leaf1", "--device", "leaf4"], {"leaf1.json", "leaf4.conf"}),
+        (["--os", "eos", "--os", "junos"], {"spine1.cfg", "leaf4.conf"}),
+        (["--device", "leaf[1:4]", "--os", "sonic"], {"leaf1.json"}),
+    ],
+)
+def test_device_ranges_comma_lists_and_several_os(run, tmp_path, options, files):
+    result = run("render", LAB, "-o", str(tmp_path), *options)
+    assert result.code == 0, result.err
+    assert {p.name for p in tmp_path.iterdir()} == files
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--device", "leaf[1:9]"], "no device 'leaf5'"),
+        (["--device", "leaf1,"], "--device: empty name"),
+        (["--device", "leaf[1:"], "--device: 'leaf[1:': a range is written"),
+        (["--device", "leaf1", "--os", "eos"], "no device matches --device/--os"),
+    ],
+)
+def test_device_selection_errors(run, tmp_path, options, message):
+    result = run("render", LAB, "-o", str(tmp_path), *options)
+    assert result.code == 2 and message in result.err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("option", [["--stdout"], ["-o", "-"]])
+def test_one_device_to_stdout(run, option):
+    result = run("render", LAB, "--device", "leaf3", *option)
+    assert result.code == 0
+    assert result.out == (GOLDEN / "lab" / "leaf3.cfg").read_text()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--stdout"], "6 devices match"),
+        (["--stdout", "--os", "sonic"], "2 devices match"),
+        (["--stdout", "--device", "leaf1", "--check"], "--check and --diff compare a folder"),
+        ([], "give -o DIR"),
+        (["-o", "x", "--diff"], "--diff goes with --check"),
+    ],
+)
+def test_stdout_and_check_usage_errors(run, options, message):
+    result = run("render", LAB, *options)
+    assert result.code == 2 and message in result.err and result.out == ""
 
 
 def test_bad_inventory_writes_nothing(run, write, tmp_path):
@@ -165,7 +253,8 @@ def test_junos_loads_whole_into_set_statements(lab_out):
     text = (lab_out / "leaf4.conf").read_text()
     tree = get_hconfig(Platform.JUNIPER_JUNOS, text)
     lines = [child.text for child in tree.children]
-    # every leaf statement of the brace file survives (vendors.md 9.4: compact layouts lose lines)
+    # every leaf statement of the brace file survives (docs/reference/vendors.md 9.4: compact
+    # layouts lose lines)
     assert len(lines) == text.count(";")
     assert (
         "set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss pfc-priority 3"
@@ -212,7 +301,7 @@ def test_nvue_output_has_nvue_shape(lab_out):
 
 # -- SONiC against SONiC's YANG models --------------------------------------------------------
 
-YANG_DIR = REPO.parent / "shared" / "sonic-yang"
+YANG_DIR = SONIC_YANG
 
 
 @pytest.fixture(scope="module")

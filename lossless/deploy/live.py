@@ -1,12 +1,12 @@
 """Live diff and push through napalm, fanned out with nornir.
 
 Live diff: load_merge_candidate -> compare_config -> discard_config; nothing is committed.
-Push (ecosystem.md 1 and 3): dry run unless asked to commit; refuses while lint finds errors
-(the caller checks); canary devices first, then batches, stopping at the first failure. Where
-the driver has commit-confirm (eos, junos) the commit is made with revert_in, the running
-config is read back and parsed, and only if it matches the plan for what lossless owns is the
-commit confirmed; elsewhere (nxos) a failed post-check rolls back. Any failure before the
-commit discards the candidate.
+Push (docs/reference/ecosystem.md 1 and 3): dry run unless asked to commit; refuses while lint
+finds errors (the caller checks); canary devices first, then batches, stopping at the first
+failure. Where the driver has commit-confirm (eos, junos) the commit is made with revert_in,
+the running config is read back and parsed, and only if it matches the plan for what lossless
+owns is the commit confirmed; elsewhere (nxos) a failed post-check rolls back. Any failure
+before the commit discards the candidate.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from lossless.vendors import vendor_for
 from lossless.vendors.untrusted import parse_config
 
 NAPALM_DRIVERS = {"eos": "eos", "nxos": "nxos", "junos": "junos"}
-COMMIT_CONFIRM = {"eos", "junos"}  # drivers with revert_in + confirm_commit (ecosystem.md 1)
+# drivers with revert_in + confirm_commit (docs/reference/ecosystem.md 1)
+COMMIT_CONFIRM = {"eos", "junos"}
 # The commit-confirm timers those drivers can set, as (least, most, step) seconds. napalm 5
 # junos.py commit_config refuses seconds that are not whole minutes (Junos `commit confirmed
 # <minutes>`, 1..65535); eos.py writes `commit timer` with strftime("%H:%M:%S"), which wraps

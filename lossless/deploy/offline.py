@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lossless.files import inside
+from lossless.grammar import plural
 from lossless.plan import FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
@@ -67,9 +68,8 @@ def render_text(diffs: list[DeviceDiff]) -> str:
         if item.status == "missing-backup":
             lines.append(f"{item.device} ({item.os}): no running-config backup")
             continue
-        lines.append(
-            f"{item.device} ({item.os}, {item.kind}, {item.backup}): {len(item.changes)} change(s)"
-        )
+        changes = plural(len(item.changes), "change")
+        lines.append(f"{item.device} ({item.os}, {item.kind}, {item.backup}): {changes}")
         lines += [f"    {c if isinstance(c, str) else json.dumps(c)}" for c in item.changes]
     counts = summary(diffs)
     lines.append(

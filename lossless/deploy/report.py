@@ -6,13 +6,16 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.progress import Progress
 from rich.table import Table
 
 from lossless.deploy.credentials import scrub
-from lossless.deploy.live import LiveResult
 from lossless.report.console import console
+
+if TYPE_CHECKING:  # live.py needs the deploy extra; this module must import without it
+    from lossless.deploy.live import LiveResult
 
 
 class ProgressReporter:

@@ -7,6 +7,7 @@ from pathlib import Path
 from lossless.errors import InputError
 from lossless.inventory.resolve import resolve_inventory
 from lossless.inventory.schema import schema_problems
+from lossless.inventory.suppressions import unknown_rule_problems
 from lossless.inventory.yamlsource import load_yaml
 from lossless.model import Inventory
 
@@ -14,7 +15,7 @@ from lossless.model import Inventory
 def load_inventory(path: str | Path) -> Inventory:
     """Validate and resolve one inventory file; raise InputError with every problem."""
     document = load_yaml(path)
-    problems = schema_problems(document)
+    problems = schema_problems(document) + unknown_rule_problems(document)
     if problems:
         raise InputError(problems)
     return resolve_inventory(document)

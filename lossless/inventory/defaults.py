@@ -8,14 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 DEFAULT_POLICY: dict[str, Any] = {
-    # RoCE data DSCP 26 -> priority 3 (lossless); CNP DSCP 48 -> priority 6 (strict, lossy):
-    # Cumulus `nv set qos roce` defaults and the NVIDIA NIC defaults (physics.md 3.5 [SRC]).
+    # RoCE data DSCP 26 -> priority 3 (lossless); CNP DSCP 48 -> priority 6 (strict, lossy): Cumulus
+    # `nv set qos roce` defaults and the NVIDIA NIC defaults (docs/reference/physics.md 3.5 [SRC]).
     "roce": {"data": {"dscp": 26, "priority": 3}, "cnp": {"dscp": 48, "priority": 6}},
-    # Port MTU 9100: SONiC's default port MTU (sonic.md 4, PORT [SRC]); valid on every OS we
-    # render (EOS takes at most 9214) and above a 9000-byte NIC MTU plus L2 overhead.
+    # Port MTU 9100: SONiC's default port MTU (docs/reference/sonic.md 4, PORT [SRC]); valid on
+    # every OS we render (EOS takes at most 9214) and above a 9000-byte NIC MTU plus L2 overhead.
     "mtu": 9100,
     # ECN: NVIDIA Cumulus/Onyx RoCE defaults 150 000 / 1 500 000 B, 100 % (ecn-defaults.csv [SRC]).
-    # congested_pgs: physics.md 3.4 worked example (rule holds "up to 16 congested PGs").
+    # congested_pgs: docs/reference/physics.md 3.4 worked example (rule holds "up to 16 congested
+    # PGs").
     "ecn": {
         "preset": "nvidia",
         "min_bytes": None,
@@ -23,8 +24,8 @@ DEFAULT_POLICY: dict[str, Any] = {
         "probability_percent": None,
         "congested_pgs": 16,
     },
-    # Watchdog: detection/restoration 200 ms (SONiC pfcwd defaults, Juniper 2 x 100 ms polls),
-    # poll 100 ms (Cumulus, Juniper, Arista AI guide), action drop (physics.md 4 rule 8).
+    # Watchdog: detection/restoration 200 ms (SONiC pfcwd defaults, Juniper 2 x 100 ms polls), poll
+    # 100 ms (Cumulus, Juniper, Arista AI guide), action drop (docs/reference/physics.md 4 rule 8).
     "pfc_watchdog": {
         "enabled": True,
         "detection_ms": 200,
@@ -32,15 +33,15 @@ DEFAULT_POLICY: dict[str, Any] = {
         "poll_ms": 100,
         "action": "drop",
     },
-    # ECMP: the Cumulus default field set minus the IPv6 flow label; the UDP source port is
-    # the only per-flow field of RoCE v2 (physics.md 5 [SRC]). seed None = the tier's seed.
+    # ECMP: the Cumulus default field set minus the IPv6 flow label; the UDP source port is the only
+    # per-flow field of RoCE v2 (docs/reference/physics.md 5 [SRC]). seed None = the tier's seed.
     "ecmp": {
         "hash_fields": ["src-ip", "dst-ip", "ip-protocol", "src-port", "dst-port"],
         "seed": None,
         "resilient": True,
     },
     # SONiC LOSSLESS_TRAFFIC_PATTERN defaults (mtu 1024, small packets 50 %), independent
-    # headroom (no shared pool), default_dynamic_th 0 (sonic.md 1.3 [SRC]).
+    # headroom (no shared pool), default_dynamic_th 0 (docs/reference/sonic.md 1.3 [SRC]).
     "headroom": {
         "lossless_mtu": 1024,
         "small_packet_percent": 50,
@@ -48,13 +49,15 @@ DEFAULT_POLICY: dict[str, Any] = {
         "over_subscribe_ratio": None,
         "dynamic_th": 0,
     },
-    # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (vendors.md 4h [SRC]).
+    # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (docs/reference/vendors.md 4h
+    # [SRC]).
     "scheduler": {"roce_weight": 50, "default_weight": 50},
     # Host side (NICs), inherited by the NIC at the other end of each switch port:
-    # trust dscp: DSCP-based PFC, as every switch here classifies (physics.md 4 rule 12; Guo
-    # 2016). NIC MTU 9000 under a 9100+ switch MTU (physics.md 4 rule 13: the AMD guide runs
-    # NICs at 9000 under 9214-9216 switches). DCQCN notification and reaction point on: NVIDIA's
-    # default (DOCA "DCQCN CC Parameters": DcQcnEnablePrio default Enable), and without them
+    # trust dscp: DSCP-based PFC, as every switch here classifies (docs/reference/physics.md
+    # 4 rule 12; Guo 2016). NIC MTU 9000 under a 9100+ switch MTU (docs/reference/physics.md
+    # 4 rule 13: the AMD guide runs NICs at 9000 under 9214-9216 switches). DCQCN
+    # notification and reaction point on: NVIDIA's default (DOCA "DCQCN CC Parameters":
+    # DcQcnEnablePrio default Enable), and without them
     # the switches' ECN marks reach no sender. dcqcn {}: NIC firmware defaults. gid_index None:
     # NCCL >= 2.21 and UCX pick the RoCE v2 GID themselves. sriov_vfs 0: bare-metal GPU backend
     # NICs carry no VFs (only the NVIDIA operator output states it).

@@ -58,7 +58,7 @@ HOST_SETTINGS = (
 )
 
 # Default length of a cable type is the longest that type reaches, so that a link written
-# with a type never gets less headroom than the real cable needs (physics.md 6).
+# with a type never gets less headroom than the real cable needs (docs/reference/physics.md 6).
 BUILTIN_CABLE_TYPES: dict[str, float] = {
     "dac": 3,  # in-rack copper DAC, 1-3 m [2ND]
     "aec": 7,  # active electrical cable, 3-7 m [UNV]

@@ -1,5 +1,6 @@
 """Lint rules for the host end of every server link: a NIC's RoCE settings against the switch
-port at the other end of its cable (physics.md section 4; vendors.md section 6).
+port at the other end of its cable (docs/reference/physics.md section 4;
+docs/reference/vendors.md section 6).
 
 The NIC side comes from the inventory (what it inherits and overrides) or from a host's saved
 state (`lossless lint --host-state`); the switch side from the inventory or a switch config.
@@ -41,7 +42,13 @@ def _both_ends(
     return [Finding(s, rule_id, severity, text, device.name, port.name) for s in sources]
 
 
-@rule("LL109", "server-nic-agreement", "error", "fabric", "physics.md 4 rule 13; vendors.md 6")
+@rule(
+    "LL109",
+    "server-nic-agreement",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 4 rule 13; docs/reference/vendors.md 6",
+)
 def server_nic_agreement(fabric: FabricPlan):
     """A server-facing port and the NIC behind it run at the same speed, and the switch MTU
     carries the NIC MTU plus L2 overhead (a mismatch truncates or drops jumbo RoCE frames)."""
@@ -69,7 +76,13 @@ def server_nic_agreement(fabric: FabricPlan):
             )
 
 
-@rule("LL130", "host-trust-dscp", "error", "fabric", "physics.md 4 rule 12; vendors.md 6")
+@rule(
+    "LL130",
+    "host-trust-dscp",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 4 rule 12; docs/reference/vendors.md 6",
+)
 def host_trust_dscp(fabric: FabricPlan):
     """The NIC classifies received packets by DSCP, as the switches do. A NIC that trusts PCP
     puts the untagged RoCE traffic of a routed port on priority 0, so it pauses (and marks)
@@ -86,7 +99,7 @@ def host_trust_dscp(fabric: FabricPlan):
             )
 
 
-@rule("LL131", "host-pfc-match", "error", "fabric", "physics.md 4 rule 6")
+@rule("LL131", "host-pfc-match", "error", "fabric", "docs/reference/physics.md 4 rule 6")
 def host_pfc_match(fabric: FabricPlan):
     """The NIC enables PFC on the same priorities as its switch port: otherwise the NIC ignores
     the switch's pauses (drops) or pauses a class the switch never stops sending."""
@@ -105,7 +118,7 @@ def host_pfc_match(fabric: FabricPlan):
             )
 
 
-@rule("LL132", "host-roce-class", "error", "fabric", "physics.md 4 rules 6 and 12")
+@rule("LL132", "host-roce-class", "error", "fabric", "docs/reference/physics.md 4 rules 6 and 12")
 def host_roce_class(fabric: FabricPlan):
     """RoCE data leaves the NIC with the DSCP the switch expects, the switch maps that DSCP to
     the priority the NIC uses for it, and that priority is lossless on the NIC. Traffic marked
@@ -149,7 +162,13 @@ def host_roce_class(fabric: FabricPlan):
             )
 
 
-@rule("LL133", "host-cnp-class", "error", "fabric", "physics.md 3.5 and 4 rules 11 and 21")
+@rule(
+    "LL133",
+    "host-cnp-class",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 3.5 and 4 rules 11 and 21",
+)
 def host_cnp_class(fabric: FabricPlan):
     """CNPs leave the NIC with the DSCP the switch puts in its strict-priority CNP class, and
     on a priority the NIC does not PFC-pause: a CNP that queues behind data, or is paused,
@@ -179,7 +198,7 @@ def host_cnp_class(fabric: FabricPlan):
             )
 
 
-@rule("LL134", "host-ecn-on", "error", "fabric", "physics.md 3.4, 3.5 and 4 rule 10")
+@rule("LL134", "host-ecn-on", "error", "fabric", "docs/reference/physics.md 3.4, 3.5 and 4 rule 10")
 def host_ecn_on(fabric: FabricPlan):
     """Where the switch port marks ECN, the NIC runs DCQCN on the RoCE priority: its
     notification point turns CE marks into CNPs and its reaction point slows down on CNPs.
@@ -203,7 +222,7 @@ def host_ecn_on(fabric: FabricPlan):
                 )
 
 
-@rule("LL135", "host-no-link-pause", "error", "fabric", "physics.md 4 rule 7")
+@rule("LL135", "host-no-link-pause", "error", "fabric", "docs/reference/physics.md 4 rule 7")
 def host_no_link_pause(fabric: FabricPlan):
     """802.3x link pause is off on a NIC that runs PFC ("link pause and PFC never on the same
     port"): a link pause stops every class, CNPs included."""

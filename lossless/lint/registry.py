@@ -3,10 +3,13 @@ its source, and is a small function over a fabric, a device or a port plan."""
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from lossless.lists import comma_separated
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 
 SEVERITIES = ("error", "warning")
@@ -100,18 +103,67 @@ def suppression(fabric: FabricPlan, finding: Finding) -> str | None:
     return None
 
 
+class UnknownRule(ValueError):
+    """A rule named on the command line or in `lint_ignore` that does not exist."""
+
+
+def registered_rules() -> dict[str, Rule]:
+    from lossless.lint import rules  # noqa: F401  (registers the rules)
+
+    return RULES
+
+
+def find_rule(name: str) -> Rule | None:
+    """The rule with this ID (any case) or this name."""
+    rules = registered_rules()
+    wanted = name.strip()
+    by_id = rules.get(wanted.upper())
+    if by_id is not None:
+        return by_id
+    return next((r for r in rules.values() if r.name == wanted.lower()), None)
+
+
+def resolve_rules(names: Iterable[str]) -> list[str]:
+    """The rule IDs named by `names`: each a comma list of rule IDs (LL112), ID prefixes
+    (LL1) or rule names (ecn-before-pfc). Anything else, an empty entry included, raises
+    UnknownRule: a typo or an empty CI variable must not silently turn a rule off."""
+    rules = registered_rules()
+    try:
+        words = comma_separated(names, "rule name")
+    except ValueError as error:
+        raise UnknownRule(str(error)) from None
+    chosen: list[str] = []
+    for word in words:
+        rule_ = find_rule(word)
+        matches = (
+            [rule_.id]
+            if rule_ is not None
+            else sorted(i for i in rules if i.startswith(word.upper()))
+            if re.fullmatch(r"LL[0-9]*", word.upper())
+            else []
+        )
+        if not matches:
+            close = difflib.get_close_matches(
+                word, [*rules, *(r.name for r in rules.values())], n=1, cutoff=0.6
+            )
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise UnknownRule(f"no rule {word!r}{hint}; `lossless rules` lists them")
+        chosen += [m for m in matches if m not in chosen]
+    return chosen
+
+
 def lint(
     fabric: FabricPlan,
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     extra: Iterable[Finding] = (),
 ) -> LintResult:
-    """Run the selected rules; `extra` are findings made while reading configs (drift)."""
-    from lossless.lint import rules  # noqa: F401  (registers the rules)
-
-    chosen = [r for r in RULES.values() if _selected(r.id, select, ignore)]
+    """Run the selected rules (see resolve_rules for how they are named); `extra` are
+    findings made while reading configs (drift)."""
+    selected, ignored = resolve_rules(select), resolve_rules(ignore)
+    chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
     found = {f for r in chosen for f in run_rule(r, fabric)}
-    found |= {f for f in extra if _selected(f.rule, select, ignore)}
+    found |= {f for f in extra if _selected(f.rule, selected, ignored)}
     result = LintResult([], [])
     for finding in sorted(found):
         reason = suppression(fabric, finding)
@@ -122,10 +174,8 @@ def lint(
     return result
 
 
-def _selected(rule_id: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
-    select, ignore = list(select), list(ignore)
-    chosen = not select or any(rule_id.startswith(prefix) for prefix in select)
-    return chosen and not any(rule_id.startswith(prefix) for prefix in ignore)
+def _selected(rule_id: str, select: list[str], ignore: list[str]) -> bool:
+    return (not select or rule_id in select) and rule_id not in ignore
 
 
 PortCheck = Callable[[PortPlan, DevicePlan, FabricPlan], Iterable[Any]]

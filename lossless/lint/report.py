@@ -1,5 +1,6 @@
 """Lint output formats: text (FILE:LINE:COL: ...), json, SARIF 2.1.0, GitHub workflow
-annotations and JUnit XML (ecosystem.md section 5)."""
+annotations, JUnit XML and GitLab Code Quality (Code Climate JSON); see
+docs/reference/ecosystem.md section 5."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from lossless import __version__
+from lossless.grammar import plural
 from lossless.lint.registry import RULES, Finding
 
 
@@ -23,16 +25,23 @@ def _location(source: str) -> tuple[str, int, int]:
         return source, 1, 1
 
 
-def text(findings: list[Finding]) -> str:
-    lines = []
-    for f in findings:
-        where = " ".join(x for x in (f.device, f.port) if x)
-        lines.append(
-            f"{f.source}: {f.severity} {f.rule} [{RULES[f.rule].name}] "
-            f"{f'{where}: ' if where else ''}{f.message}"
-        )
+def _where(f: Finding) -> str:
+    """'leaf1 Ethernet0: ' for a finding on a port, 'leaf1: ' on a device, '' fabric-wide."""
+    where = " ".join(x for x in (f.device, f.port) if x)
+    return f"{where}: " if where else ""
+
+
+def _summary(findings: list[Finding]) -> str:
     counts = Counter(f.severity for f in findings)
-    lines.append(f"{counts['error']} error(s), {counts['warning']} warning(s)")
+    return f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}"
+
+
+def text(findings: list[Finding]) -> str:
+    lines = [
+        f"{f.source}: {f.severity} {f.rule} [{RULES[f.rule].name}] {_where(f)}{f.message}"
+        for f in findings
+    ]
+    lines.append(_summary(findings))
     return "\n".join(lines)
 
 
@@ -65,17 +74,17 @@ def _escape_property(text: str) -> str:
 
 
 def github(findings: list[Finding]) -> str:
-    """GitHub Actions workflow commands (ecosystem.md 5.2): ::error file=,line=,col=,title=::msg"""
+    """GitHub Actions workflow commands (docs/reference/ecosystem.md 5.2):
+    ::error file=,line=,col=,title=::msg"""
     lines = []
     for f in findings:
         file, line, column = _location(f.source)
         title = _escape_property(f"{f.rule} {RULES[f.rule].name}")
         lines.append(
             f"::{f.severity} file={_escape_property(file)},line={line},col={column},"
-            f"title={title}::{_escape_data(f.message)}"
+            f"title={title}::{_escape_data(_where(f) + f.message)}"
         )
-    counts = Counter(f.severity for f in findings)
-    lines.append(f"{counts['error']} error(s), {counts['warning']} warning(s)")
+    lines.append(_summary(findings))
     return "\n".join(lines)
 
 
@@ -85,6 +94,13 @@ def _uri(file: str) -> str:
     if path.is_absolute() and path.is_relative_to(Path.cwd()):
         path = path.relative_to(Path.cwd())
     return path.as_posix()
+
+
+def _fingerprint(f: Finding) -> str:
+    """Stable across runs and distinct per finding: what the rule found where, not when."""
+    file, _, _ = _location(f.source)
+    identity = f"{f.rule}|{_uri(file)}|{f.device}|{f.port}|{f.message}"
+    return hashlib.sha256(identity.encode()).hexdigest()[:32]
 
 
 def sarif(findings: list[Finding]) -> str:
@@ -103,14 +119,12 @@ def sarif(findings: list[Finding]) -> str:
     results = []
     for f in findings:
         file, line, column = _location(f.source)
-        where = " ".join(x for x in (f.device, f.port) if x)
-        identity = f"{f.rule}|{_uri(file)}|{f.device}|{f.port}|{f.message}"
         results.append(
             {
                 "ruleId": f.rule,
                 "ruleIndex": used.index(f.rule),
                 "level": f.severity,
-                "message": {"text": f"{where}: {f.message}" if where else f.message},
+                "message": {"text": _where(f) + f.message},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -119,9 +133,7 @@ def sarif(findings: list[Finding]) -> str:
                         }
                     }
                 ],
-                "partialFingerprints": {
-                    "losslessFinding/v1": hashlib.sha256(identity.encode()).hexdigest()[:32]
-                },
+                "partialFingerprints": {"losslessFinding/v1": _fingerprint(f)},
             }
         )
     document = {
@@ -156,14 +168,16 @@ def junit(findings: list[Finding], devices: list[str]) -> str:
             errors = [f for f in found.get(rule_id, []) if f.severity == "error"]
             if errors:
                 failure = ElementTree.SubElement(
-                    case, "failure", type=rule_id, message=errors[0].message
+                    case, "failure", type=rule_id, message=_where(errors[0]) + errors[0].message
                 )
-                failure.text = "\n".join(f"{f.source}: {f.message}" for f in errors)
+                failure.text = "\n".join(f"{f.source}: {_where(f)}{f.message}" for f in errors)
                 suite_failures += 1
             warnings = [f for f in found.get(rule_id, []) if f.severity == "warning"]
             if warnings:
                 out = ElementTree.SubElement(case, "system-out")
-                out.text = "\n".join(f"warning {f.source}: {f.message}" for f in warnings)
+                out.text = "\n".join(
+                    f"warning {f.source}: {_where(f)}{f.message}" for f in warnings
+                )
         suite.set("tests", str(len(RULES)))
         suite.set("failures", str(suite_failures))
         suite.set("errors", "0")
@@ -177,4 +191,35 @@ def junit(findings: list[Finding], devices: list[str]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>' + os.linesep + body
 
 
-FORMATS = {"text": text, "json": as_json, "github": github, "sarif": sarif}
+# Code Climate severities GitLab shows: info, minor, major, critical, blocker.
+_CODE_CLIMATE_SEVERITY = {"error": "major", "warning": "minor"}
+
+
+def codeclimate(findings: list[Finding]) -> str:
+    """GitLab Code Quality report (a subset of the Code Climate issue format): merge-request
+    widgets show each finding at its file and line. GitLab's documented fields:
+    description, check_name, fingerprint, severity, location.path, location.lines.begin."""
+    issues = []
+    for f in findings:
+        file, line, _ = _location(f.source)
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f"{f.rule} {RULES[f.rule].name}",
+                "description": f"{f.rule} {_where(f)}{f.message}",
+                "categories": ["Bug Risk"],
+                "severity": _CODE_CLIMATE_SEVERITY[f.severity],
+                "fingerprint": _fingerprint(f),
+                "location": {"path": _uri(file), "lines": {"begin": line}},
+            }
+        )
+    return json.dumps(issues, indent=2)
+
+
+FORMATS = {
+    "text": text,
+    "json": as_json,
+    "github": github,
+    "sarif": sarif,
+    "codeclimate": codeclimate,
+}

@@ -1,5 +1,5 @@
-"""The lint rules. Sources refer to ../shared/reference (physics.md section 4 numbers its
-PFC-safety rules; vendors.md section 6 lists cross-vendor checks)."""
+"""The lint rules. Sources refer to docs/reference (docs/reference/physics.md section 4 numbers its
+PFC-safety rules; docs/reference/vendors.md section 6 lists cross-vendor checks)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,13 @@ def _switch_ends(
             yield link, port_a, device_a, port_b, device_b
 
 
-@rule("LL101", "headroom-covers-cable", "error", "port", "physics.md 4 rule 1; sonic.md 1.4")
+@rule(
+    "LL101",
+    "headroom-covers-cable",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 1; docs/reference/sonic.md 1.4",
+)
 def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless priority group needs at least the headroom its link needs: the xoff and
     size the ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes.
@@ -72,7 +78,7 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             )
 
 
-@rule("LL120", "cable-length-covers-link", "error", "port", "physics.md 4 rule 2")
+@rule("LL120", "cable-length-covers-link", "error", "port", "docs/reference/physics.md 4 rule 2")
 def cable_length_covers_link(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The cable length a switch is configured with (SONiC CABLE_LENGTH, Cumulus and Junos
     cable-length) is at least the real cable: the switch sizes headroom from it."""
@@ -99,7 +105,7 @@ def config_missing(*_):
     return ()
 
 
-@rule("LL102", "reserved-size-consistent", "error", "port", "physics.md 4 rule 3")
+@rule("LL102", "reserved-size-consistent", "error", "port", "docs/reference/physics.md 4 rule 3")
 def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The reserved size of a lossless PG holds xon plus xoff; with a shared headroom pool it
     holds xon and the pool holds xoff."""
@@ -111,7 +117,7 @@ def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricP
             yield f"PG {h.priority_group} size {h.size} B is below xon + xoff = {h.xon + h.xoff} B"
 
 
-@rule("LL103", "buffer-budget", "error", "device", "physics.md 4 rule 4")
+@rule("LL103", "buffer-budget", "error", "device", "docs/reference/physics.md 4 rule 4")
 def buffer_budget(device: DevicePlan, fabric: FabricPlan):
     """The headroom a switch reserves (and its shared headroom pool) must fit the ASIC's buffer.
     An overrun on a buffer size that is not confirmed is a warning; an unknown size is reported."""
@@ -130,7 +136,7 @@ def buffer_budget(device: DevicePlan, fabric: FabricPlan):
         )
 
 
-@rule("LL104", "lossless-priority-count", "error", "device", "physics.md 4 rule 5")
+@rule("LL104", "lossless-priority-count", "error", "device", "docs/reference/physics.md 4 rule 5")
 def lossless_priority_count(device: DevicePlan, fabric: FabricPlan):
     """No more lossless priorities than the ASIC supports, and no more than two unless
     justified: every lossless class multiplies the headroom the switch must reserve."""
@@ -142,7 +148,7 @@ def lossless_priority_count(device: DevicePlan, fabric: FabricPlan):
         yield "warning", f"{count} lossless priorities: each one multiplies the reserved headroom"
 
 
-@rule("LL105", "link-pfc-match", "error", "fabric", "physics.md 4 rule 6")
+@rule("LL105", "link-pfc-match", "error", "fabric", "docs/reference/physics.md 4 rule 6")
 def link_pfc_match(fabric: FabricPlan):
     """Both ends of a link enable PFC for the same priorities; otherwise one end pauses a class
     the other end never stops sending, or ignores pauses it receives."""
@@ -156,7 +162,7 @@ def link_pfc_match(fabric: FabricPlan):
             )
 
 
-@rule("LL106", "link-mtu-match", "error", "fabric", "physics.md 4 rule 13")
+@rule("LL106", "link-mtu-match", "error", "fabric", "docs/reference/physics.md 4 rule 13")
 def link_mtu_match(fabric: FabricPlan):
     """Both ends of a link use the same MTU: a mismatch truncates or drops large RoCE frames."""
     for ends in _switch_ends(fabric):
@@ -167,7 +173,7 @@ def link_mtu_match(fabric: FabricPlan):
             )
 
 
-@rule("LL107", "link-speed-match", "error", "fabric", "vendors.md 6")
+@rule("LL107", "link-speed-match", "error", "fabric", "docs/reference/vendors.md 6")
 def link_speed_match(fabric: FabricPlan):
     """Both ends of a link run at the same speed (and so need the same headroom)."""
     for ends in _switch_ends(fabric):
@@ -181,7 +187,7 @@ def link_speed_match(fabric: FabricPlan):
             )
 
 
-@rule("LL108", "link-dscp-map-match", "error", "fabric", "physics.md 4 rule 12")
+@rule("LL108", "link-dscp-map-match", "error", "fabric", "docs/reference/physics.md 4 rule 12")
 def link_dscp_map_match(fabric: FabricPlan):
     """The RoCE and CNP DSCPs map to the same traffic classes on both ends of a link, so the
     class PFC pauses is the class the traffic is in at every hop."""
@@ -200,7 +206,7 @@ def link_dscp_map_match(fabric: FabricPlan):
                 )
 
 
-@rule("LL110", "ecn-on-lossless-queue", "error", "port", "physics.md 4 rule 10")
+@rule("LL110", "ecn-on-lossless-queue", "error", "port", "docs/reference/physics.md 4 rule 10")
 def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless queue marks ECN, so DCQCN slows senders before PFC has to pause them."""
     if not port.lossless:
@@ -212,7 +218,7 @@ def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             yield f"lossless queue {queue} has no ECN marking"
 
 
-@rule("LL122", "no-wred-drop-on-lossless", "error", "port", "physics.md 4 rule 10")
+@rule("LL122", "no-wred-drop-on-lossless", "error", "port", "docs/reference/physics.md 4 rule 10")
 def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """No WRED drop on a lossless queue ("Do not enable WRED on lossless traffic flows",
     Juniper): the class is meant never to drop; only ECN marking belongs there."""
@@ -221,7 +227,7 @@ def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricP
         yield f"lossless queue {queue} has WRED drop enabled"
 
 
-@rule("LL111", "ecn-thresholds-valid", "error", "port", "physics.md 4 rule 10")
+@rule("LL111", "ecn-thresholds-valid", "error", "port", "docs/reference/physics.md 4 rule 10")
 def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""
     for e in port.ecn:
@@ -234,7 +240,7 @@ def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan)
             yield f"queue {e.queue}: ECN probability {e.probability_percent}% is outside 1..100"
 
 
-@rule("LL112", "ecn-before-pfc", "error", "port", "physics.md 3.4")
+@rule("LL112", "ecn-before-pfc", "error", "port", "docs/reference/physics.md 3.4")
 def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN must mark before PFC fires: Kmin below the shared-buffer level at which the PG sends
     PFC (T = alpha*B/(1+n*alpha)), and preferably Kmax too (else a warning)."""
@@ -256,7 +262,13 @@ def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
             )
 
 
-@rule("LL113", "cnp-strict-and-lossy", "error", "device", "physics.md 4 rules 11 and 21")
+@rule(
+    "LL113",
+    "cnp-strict-and-lossy",
+    "error",
+    "device",
+    "docs/reference/physics.md 4 rules 11 and 21",
+)
 def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     """CNPs travel in their own class, strict priority, never PFC-paused: a paused CNP cannot
     slow the sender whose traffic caused the pause."""
@@ -267,7 +279,7 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
         yield f"CNP queue {queue} is not strict priority"
 
 
-@rule("LL121", "cnp-never-paused", "error", "port", "physics.md 4 rule 21")
+@rule("LL121", "cnp-never-paused", "error", "port", "docs/reference/physics.md 4 rule 21")
 def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """PFC is never enabled on the CNP priority: a paused CNP cannot slow the sender whose
     traffic caused the congestion."""
@@ -275,14 +287,14 @@ def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield f"PFC is enabled on CNP priority {device.cnp_priority}"
 
 
-@rule("LL114", "watchdog-on-pfc-ports", "error", "port", "physics.md 4 rule 8")
+@rule("LL114", "watchdog-on-pfc-ports", "error", "port", "docs/reference/physics.md 4 rule 8")
 def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks."""
     if port.lossless and not (port.watchdog and port.watchdog.enabled):
         yield "PFC is on but the PFC watchdog is off"
 
 
-@rule("LL115", "watchdog-timers", "error", "port", "physics.md 4 rules 8 and 9")
+@rule("LL115", "watchdog-timers", "error", "port", "docs/reference/physics.md 4 rules 8 and 9")
 def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Watchdog timers are sane: poll interval at most the detection and restoration times
     (SONiC refuses otherwise), restoration at least detection, action drop (a warning)."""
@@ -303,7 +315,7 @@ def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield "warning", f"watchdog action {wd.action}: a storm keeps spreading unless it drops"
 
 
-@rule("LL116", "ecmp-udp-source-port", "error", "device", "physics.md 4 rule 17, 5")
+@rule("LL116", "ecmp-udp-source-port", "error", "device", "docs/reference/physics.md 4 rule 17, 5")
 def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
     """ECMP hashes the UDP source port: RoCE v2's destination port is always 4791, so the source
     port is the only per-flow entropy."""
@@ -311,7 +323,7 @@ def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
         yield "ECMP hash fields leave out the L4 source port: RoCE flows of a host pair polarise"
 
 
-@rule("LL117", "ecmp-seed-per-tier", "warning", "fabric", "physics.md 4 rule 18")
+@rule("LL117", "ecmp-seed-per-tier", "warning", "fabric", "docs/reference/physics.md 4 rule 18")
 def ecmp_seed_per_tier(fabric: FabricPlan):
     """Tiers use different ECMP seeds, so a flow's choice at one tier does not repeat at the
     next (hash polarisation)."""
@@ -329,7 +341,13 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
             )
 
 
-@rule("LL118", "roce-mtu", "warning", "port", "physics.md 4 rule 13; vendors.md 0 and 6")
+@rule(
+    "LL118",
+    "roce-mtu",
+    "warning",
+    "port",
+    "docs/reference/physics.md 4 rule 13; docs/reference/vendors.md 0 and 6",
+)
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214)."""
     if not port.lossless:
@@ -340,7 +358,7 @@ def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield "error", f"MTU {port.mtu} is above EOS's maximum of {EOS_MAX_MTU}"
 
 
-@rule("LL119", "scheduler-weights", "warning", "device", "vendors.md 6")
+@rule("LL119", "scheduler-weights", "warning", "device", "docs/reference/vendors.md 6")
 def scheduler_weights(device: DevicePlan, fabric: FabricPlan):
     """DWRR weights of a port add up to at most 100 %."""
     total = sum(q.weight or 0 for q in device.queues if q.scheduler == "dwrr")

@@ -24,7 +24,8 @@ def plan_budget(
     if settings.shared_headroom_pool:
         ratio = settings.over_subscribe_ratio or 1
         total_xoff = sum(h.xoff for h in headrooms)
-        # Shared headroom pool = sum of xoff / over_subscribe_ratio (physics.md 2.2 [SRC]).
+        # Shared headroom pool = sum of xoff / over_subscribe_ratio (docs/reference/physics.md 2.2
+        # [SRC]).
         pool = int(
             d.step(
                 "shared_headroom_pool",

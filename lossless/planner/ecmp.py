@@ -7,8 +7,8 @@ from lossless.model import EcmpPolicy
 from lossless.plan import EcmpPlan
 
 # SONiC's per-tier ECMP seeds (sonic-buildimage dockers/docker-orchagent/switch.json.j2,
-# physics.md 4 rule 18 [SRC]): ToRRouter 0, LeafRouter 10, SpineRouter 25. Our server-facing
-# leaf is SONiC's ToR, our spine its LeafRouter and our super-spine its SpineRouter.
+# docs/reference/physics.md 4 rule 18 [SRC]): ToRRouter 0, LeafRouter 10, SpineRouter 25. Our
+# server-facing leaf is SONiC's ToR, our spine its LeafRouter and our super-spine its SpineRouter.
 TIER_SEEDS = {"leaf": 0, "spine": 10, "super-spine": 25}
 TIER_SEED_SOURCE = "sonic-buildimage switch.json.j2 tier seeds (ToR 0, Leaf 10, Spine 25) [SRC]"
 

@@ -18,7 +18,7 @@ class EcnPreset:
     source: str
 
 
-# Values and sources: ../shared/reference/ecn-defaults.csv and physics.md 3.3.
+# Values and sources: tests/data/reference/ecn-defaults.csv and docs/reference/physics.md 3.3.
 PRESETS: dict[str, EcnPreset] = {
     "nvidia": EcnPreset(
         None,
@@ -115,7 +115,8 @@ def pfc_trigger_bytes(
 ) -> int | None:
     """Shared-buffer occupancy of one PG at which PFC fires, with n PGs congested together.
 
-    T_pfc(n) = alpha * B / (1 + n * alpha), alpha = 2^dynamic_th (physics.md 3.4 [DERIVED],
+    T_pfc(n) = alpha * B / (1 + n * alpha), alpha = 2^dynamic_th
+    (docs/reference/physics.md 3.4 [DERIVED],
     SAI dynamic threshold semantics [SRC]).
     """
     if shared_buffer_bytes is None:

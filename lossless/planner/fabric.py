@@ -23,8 +23,8 @@ from lossless.planner.hosts import plan_nics
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
 from lossless.units import whole_metres
 
-# A lossless port with no link has no cable length; SONiC gives such ports the spine-leaf
-# default of its neighbour-role table, the longest fabric default (sonic.md 4, CABLE_LENGTH).
+# A lossless port with no link has no cable length; SONiC gives such ports the spine-leaf default of
+# its neighbour-role table, the longest fabric default (docs/reference/sonic.md 4, CABLE_LENGTH).
 UNLINKED_CABLE_M = 300
 
 
@@ -67,7 +67,9 @@ class _Planner:
             if result is not None:
                 headrooms.append(result)
         budget_key = f"budget/{device.name}"
-        budget_derivation = Derivation(model="buffer-budget", source="physics.md 2.2 and 4 rule 4")
+        budget_derivation = Derivation(
+            model="buffer-budget", source="docs/reference/physics.md 2.2 and 4 rule 4"
+        )
         budget = plan_budget(device.asic, settings, headrooms, budget_derivation, budget_key)
         self.derivations[budget_key] = budget_derivation.to_dict()
         congested = max(1, min(budget.lossless_pgs, policy.ecn.congested_pgs))
@@ -154,7 +156,8 @@ class _Planner:
     ) -> EcnPlan:
         policy = port.policy
         d = Derivation(
-            model="ecn-before-pfc", source="physics.md 3.3 (presets) and 3.4 (PFC trigger)"
+            model="ecn-before-pfc",
+            source="docs/reference/physics.md 3.3 (presets) and 3.4 (PFC trigger)",
         )
         d.inputs = {
             "speed_mbps": port.speed_mbps,

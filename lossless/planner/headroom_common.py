@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from lossless.planner.derivation import Derivation, num
 
-# IEEE 802.3 Annex 31B.3.7 peer response time in pause quanta (512 bit times), as tabulated
-# by SONiC's headroom plugin (physics.md 2.1 item 5 [SRC]). 800G reuses the 400G value: that
-# is SONiC's own choice, not an IEEE value. Keys are Mb/s.
+# IEEE 802.3 Annex 31B.3.7 peer response time in pause quanta (512 bit times), as tabulated by
+# SONiC's headroom plugin (docs/reference/physics.md 2.1 item 5 [SRC]). 800G reuses the 400G value:
+# that is SONiC's own choice, not an IEEE value. Keys are Mb/s.
 PAUSE_QUANTA: dict[int, int] = {
     100: 1,
     1_000: 2,
@@ -32,7 +32,8 @@ def ceil_to(value: float, unit: int) -> int:
 
 
 def worst_case_cell_factor(cell_size: int) -> int:
-    """Cells a minimum frame can waste, rounded up as SONiC does (sonic.md 1.4 step 6)."""
+    """Cells a minimum frame can waste, rounded up as SONiC does
+    (docs/reference/sonic.md 1.4 step 6)."""
     if cell_size > 128:
         return math.ceil(cell_size / 64)
     return math.ceil(2 * cell_size / (1 + cell_size))
@@ -69,7 +70,8 @@ def derive_cell_occupancy(
     d: Derivation, cell_size: int, percent: int, lossless_mtu: int
 ) -> tuple[int, float]:
     """Record and return the worst-case cell factor w and the cell occupancy factor
-    (100 - pb + pb * w) / 100 with pb the byte share of small frames (sonic.md 1.4 steps 6-7)."""
+    (100 - pb + pb * w) / 100 with pb the byte share of small frames
+    (docs/reference/sonic.md 1.4 steps 6-7)."""
     w = worst_case_cell_factor(cell_size)
     d.step(
         "cell_factor",

@@ -1,8 +1,8 @@
 """IEEE 802.1Qbb headroom for ASICs without a published vendor formula (Broadcom, Cisco).
 
-The delay components of physics.md 2.1 (IEEE 802.1Qbb Annex N as decomposed by Cisco Press,
-ch. 7), each in bit times at the port speed, then inflated by the same cell-occupancy factor
-SONiC uses and rounded up to whole buffer cells:
+The delay components of docs/reference/physics.md 2.1 (IEEE 802.1Qbb Annex N as decomposed
+by Cisco Press, ch. 7), each in bit times at the port speed, then inflated by the same
+cell-occupancy factor SONiC uses and rounded up to whole buffer cells:
 
     H = [ (8*MTU_port + 160) + 672 + 2*D_intf + 2*D_gearbox + 2*L*t_m*C + D_resp
           + (8*MTU_port + 160) ] / 8
@@ -38,7 +38,9 @@ from lossless.planner.headroom_common import (
     inputs_record,
 )
 
-SOURCE = "IEEE 802.1Qbb delay model, physics.md 2.1 (Cisco Press ch. 7 decomposition)"
+SOURCE = (
+    "IEEE 802.1Qbb delay model, docs/reference/physics.md 2.1 (Cisco Press ch. 7 decomposition)"
+)
 FRAME_OVERHEAD_BITS = 160  # 96 bit times inter-frame gap + 64 preamble/SFD
 PFC_FRAME_BITS = 672  # 64-byte PFC frame plus gap and preamble
 CABLE_NS_PER_M = 5.13  # single-mode fibre, 65 % of c: 513 ns per 100 m (Cisco c11-542809)
@@ -51,7 +53,7 @@ def interface_delay_bits(speed_mbps: int) -> tuple[float, str]:
 
     The delay *time* is the longest published time of any listed speed up to this one, so
     a speed never gets a shorter interface delay than a slower standard: this envelope
-    lifts the printed 25G value, which physics.md 2.1 notes "looks low against 10G".
+    lifts the printed 25G value, which docs/reference/physics.md 2.1 notes "looks low against 10G".
     """
     times = {s: bits / (s / 1000) for s, bits in INTERFACE_DELAY_BITS.items()}  # ns
     eligible = [s for s in times if s <= speed_mbps] or [min(times)]
@@ -69,7 +71,8 @@ def interface_delay_bits(speed_mbps: int) -> tuple[float, str]:
 
 def pause_quanta(speed_mbps: int) -> tuple[int, str]:
     if speed_mbps in PAUSE_QUANTA:
-        return PAUSE_QUANTA[speed_mbps], "IEEE 802.3 Annex 31B.3.7 (physics.md 2.1) [SRC]"
+        source = "IEEE 802.3 Annex 31B.3.7 (docs/reference/physics.md 2.1) [SRC]"
+        return PAUSE_QUANTA[speed_mbps], source
     above = [s for s in sorted(PAUSE_QUANTA) if s > speed_mbps]
     reference = above[0] if above else max(PAUSE_QUANTA)
     return (

@@ -1,7 +1,7 @@
 """SONiC's dynamic headroom for NVIDIA Spectrum, byte-exact.
 
 A restatement of sonic-swss cfgmgr/buffer_headroom_mellanox.lua (commit e6b0c5b) as given
-in ../shared/reference/sonic.md section 1.4, step by step, with Lua's double arithmetic.
+in docs/reference/sonic.md section 1.4, step by step, with Lua's double arithmetic.
 """
 
 from __future__ import annotations
@@ -18,10 +18,14 @@ from lossless.planner.headroom_common import (
     inputs_record,
 )
 
-SOURCE = "sonic-swss cfgmgr/buffer_headroom_mellanox.lua @ e6b0c5b, restated in sonic.md 1.4"
-SPEED_OF_LIGHT = 198_000_000  # m/s in the cable, the plugin's constant (physics.md 1)
+SOURCE = (
+    "sonic-swss cfgmgr/buffer_headroom_mellanox.lua @ e6b0c5b, "
+    "restated in docs/reference/sonic.md 1.4"
+)
+# m/s in the cable, the plugin's constant (docs/reference/physics.md 1)
+SPEED_OF_LIGHT = 198_000_000
 KIB = 1024
-SMALL_PACKET_EXTRA = 2048  # sonic.md 1.4 step 10
+SMALL_PACKET_EXTRA = 2048  # docs/reference/sonic.md 1.4 step 10
 
 
 def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:

@@ -65,7 +65,7 @@ def plan_nic(inventory: Inventory, server: Server, nic: Nic) -> NicPlan:
         cnp_priority=cnp["priority"],
         ecn_np=settings["ecn"]["np"],
         ecn_rp=settings["ecn"]["rp"],
-        link_pause=False,  # 802.3x pause never on a PFC port (physics.md 4 rule 7)
+        link_pause=False,  # 802.3x pause never on a PFC port (docs/reference/physics.md 4 rule 7)
         cable_m=None if cable_m is None else whole_metres(cable_m),
         dcqcn=dict(sorted(settings["dcqcn"].items())),
         gid_index=settings["gid_index"],

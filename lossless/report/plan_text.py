@@ -82,12 +82,28 @@ def _budget_line(device: DevicePlan) -> str:
     )
 
 
+def _shared_pool_note(device: DevicePlan) -> str | None:
+    """Why size < xoff in the table: with a shared headroom pool a PG reserves only xon."""
+    if not device.headroom_settings.shared_headroom_pool:
+        return None
+    ratio = device.budget.over_subscribe_ratio
+    pool = format_bytes(device.budget.shared_headroom_pool_bytes)
+    return (
+        "shared headroom pool on: each lossless PG reserves only xon (size = xon); the xoff "
+        f"bytes come from one pool of {pool} B that all lossless PGs share "
+        f"(sum of their xoff / over-subscribe ratio {ratio}), so size < xoff is expected"
+    )
+
+
 def render_plan_text(plan: FabricPlan, out: Console) -> None:
     out.print(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})")
     for device in plan.devices.values():
         out.print()
         out.print(_port_table(device))
         out.print(_budget_line(device))
+        note = _shared_pool_note(device)
+        if note:
+            out.print(note)
         ecmp = device.ecmp
         out.print(
             f"ecmp: seed {ecmp.seed} ({ecmp.seed_source}), fields {', '.join(ecmp.hash_fields)}"

@@ -1,5 +1,5 @@
 """NVIDIA Cumulus Linux 5.x: NVUE startup YAML, the document `nv config apply` takes
-(vendors.md section 4).
+(docs/reference/vendors.md section 4).
 
 Why YAML and not a list of `nv set` commands: the YAML is the whole intended state of what
 we own, applied in one transaction (`nv config patch`/`nv config apply`, with
@@ -108,7 +108,7 @@ def nvue_set(device: DevicePlan) -> dict[str, Any]:
         }
     wd = device.watchdog
     if wd.enabled:
-        # Cumulus detects a storm after `robustness` polls (vendors.md 4b).
+        # Cumulus detects a storm after `robustness` polls (docs/reference/vendors.md 4b).
         qos["pfc-watchdog"] = {
             "polling-interval": wd.poll_ms,
             "robustness": max(1, math.ceil(wd.detection_ms / wd.poll_ms)),

@@ -1,4 +1,4 @@
-"""Arista EOS: CLI as `show running-config` prints it (vendors.md section 1).
+"""Arista EOS: CLI as `show running-config` prints it (docs/reference/vendors.md section 1).
 
 Maps are global (`qos map`), per-port QoS lives in `qos profile`s applied with
 `service-profile`: one profile per distinct set of ECN thresholds. Watchdog timers are in

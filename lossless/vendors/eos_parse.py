@@ -83,7 +83,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     maps = device.maps
     maps.dscp_to_tc = dict.fromkeys(range(64), 0)
     maps.tc_to_queue = {p: p for p in range(8)}
-    # EOS's watchdog defaults; action errdisable unless set (vendors.md 1b)
+    # EOS's watchdog defaults; action errdisable unless set (docs/reference/vendors.md 1b)
     watchdog = WatchdogPlan(False, 0, 0, 0, "errdisable")
     profiles: dict[str, dict[str, Any]] = {}
     interfaces = []

@@ -27,7 +27,7 @@ Each knob and where it is documented:
   "RDMA over Converged Ethernet (RoCE)" user manual). NCCL does not use RDMA-CM: its traffic
   class is NCCL_IB_TC in the environment file (hosts_env).
 * MTU: `ip link set dev IF mtu N` (iproute2 ip-link(8)); 802.3x pause off:
-  `ethtool -A IF rx off tx off` (ethtool(8); physics.md 4 rule 7).
+  `ethtool -A IF rx off tx off` (ethtool(8); docs/reference/physics.md 4 rule 7).
 * The RDMA device of an interface: /sys/class/net/IF/device/infiniband/DEV (sysfs).
 
 The nic-configuration-operator's NicConfigurationTemplate (configuration.net.nvidia.com/

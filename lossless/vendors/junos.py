@@ -1,9 +1,10 @@
-"""Juniper Junos (QFX), brace format with one statement per line (vendors.md section 3).
+"""Juniper Junos (QFX), brace format with one statement per line
+(docs/reference/vendors.md section 3).
 
 DSCP classifier to forwarding classes (RoCE no-loss with its PFC priority, CNP strict-high),
 a congestion-notification profile per cable length (DSCP-based PFC, cable-length in metres,
 PFC watchdog), schedulers with ECN drop profiles whose fill levels are percent of the buffer
-the lossless queue can use: the PFC trigger of the plan (physics.md 3.4).
+the lossless queue can use: the PFC trigger of the plan (docs/reference/physics.md 3.4).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Cisco NX-OS (Nexus 9000 Cloud Scale), CLI as `show running-config` prints it
-(vendors.md section 2).
+(docs/reference/vendors.md section 2).
 
 DSCP classification per interface (qos policy), the no-drop class and MTU in the system
 network-qos policy, headroom in the ingress queuing policy (bytes), ECN and scheduling in the
@@ -67,7 +67,8 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         ],
         "mtu": mtu,
         # pause-threshold: fill level at which PAUSE is sent, leaving xoff of headroom;
-        # resume-threshold: one port MTU below it. Keyword semantics [UNV], vendors.md 2c.
+        # resume-threshold: one port MTU below it. Keyword semantics [UNV],
+        # docs/reference/vendors.md 2c.
         "ingress": None
         if largest is None
         else {

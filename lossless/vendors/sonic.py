@@ -1,4 +1,5 @@
-"""SONiC: a config_db.json fragment with the QoS and buffer tables (sonic.md section 4).
+"""SONiC: a config_db.json fragment with the QoS and buffer tables
+(docs/reference/sonic.md section 4).
 
 Values are strings, as config_db.json stores them. The fragment holds what lossless owns:
 maps, PORT_QOS_MAP, schedulers, WRED, queues, lossless buffer profiles and PGs, cable
@@ -24,7 +25,7 @@ LOSSLESS_POOL = "ingress_lossless_pool"
 EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
 EGRESS_LOSSY_PROFILE = "egress_lossy_profile"
 DEFAULT_PORT_MTU = 9100
-# Mellanox and Barefoot SONiC map PFC priority to PG explicitly (sonic.md 4).
+# Mellanox and Barefoot SONiC map PFC priority to PG explicitly (docs/reference/sonic.md 4).
 PFC_TO_PG_VENDORS = {"nvidia", "sonic"}
 
 

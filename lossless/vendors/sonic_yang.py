@@ -1,7 +1,7 @@
 """Validate SONiC config_db.json data against SONiC's YANG models with libyang.
 
 config_db.json keeps every value as a string and keys as "Ethernet0|3"; libyang 2.x reads
-strict RFC 7951 JSON. This module converts (sonic.md section 5): each table becomes
+strict RFC 7951 JSON. This module converts (docs/reference/sonic.md section 5): each table becomes
 `<module>:<module>/<module>:<TABLE>/<TABLE>_LIST` entries whose key leaves come from splitting
 the key on "|", map tables nest a second list, and each value is retyped by its leaf's YANG
 base type (through leafrefs and unions): int8..uint32 numbers, booleans true/false,
