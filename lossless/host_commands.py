@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from lossless.errors import UsageError
+from lossless.grammar import plural
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.lint.registry import Finding
@@ -53,7 +54,7 @@ def render_hosts_command(args: argparse.Namespace) -> int:
         drifted = drift(folder, result.files)
         for name in drifted:
             print(f"drift: {folder / name}")
-        print(f"{len(drifted)} of {len(result.files)} file(s) differ from the inventory")
+        print(f"{len(drifted)} of {plural(len(result.files), 'file')} differ from the inventory")
         return 1 if drifted else 0
     report = write_atomically(folder, result.files)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")

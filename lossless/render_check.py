@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lossless.files import read_bounded
+from lossless.render import drift
 from lossless.vendors import VENDORS
 
 
@@ -48,19 +50,15 @@ def orphan_files(folder: Path, every_file: Iterable[str]) -> list[str]:
 
 def check_folder(folder: Path, files: dict[str, str], every_file: Iterable[str]) -> FolderCheck:
     result = FolderCheck(orphans=orphan_files(folder, every_file))
-    for name, text in files.items():
-        path = folder / name
-        if not path.is_file():
-            result.missing.append(name)
-        elif path.read_text() != text:
-            result.changed.append(name)
+    for name in drift(folder, files):  # read as render reads: bounded, no FIFO, no escape
+        (result.changed if (folder / name).exists() else result.missing).append(name)
     return result
 
 
 def unified_diff(folder: Path, name: str, rendered: str | None) -> str:
     """The change that rendering would make to folder/name (None: the file would go)."""
     path = folder / name
-    before = path.read_text() if path.is_file() else ""
+    before = read_bounded(path, "-o").decode("utf-8", "replace") if path.is_file() else ""
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),
