@@ -30,7 +30,8 @@ class EcnPreset:
 
 # The buffer a PG may fill before PFC does not grow with the link, so thresholds scaled with
 # C would overtake the PFC trigger on fast links (dcqcn-scaled at 400G: Kmin 1.6 MB, above
-# T at 41 PGs on SN5600); scaling stops at the 100G host links of the HPCC artifact.
+# T at 41 PGs on SN5600); scaling stops at 100G, the HPCC artifact's host links (its 200G
+# and 400G rows are its 4x uplinks, ecn-defaults.csv [SRC]) [DERIVED].
 DCQCN_SCALE_LIMIT_GBPS = 100
 
 

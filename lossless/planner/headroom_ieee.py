@@ -55,14 +55,16 @@ SOURCE = (
     "IEEE 802.1Qbb delay model, physics.md 2.1 (Cisco Press ch. 7 decomposition), "
     "worst-case cell occupancy (issue 10)"
 )
-FRAME_OVERHEAD_BITS = 160  # 96 bit times inter-frame gap + 64 preamble/SFD
-WIRE_OVERHEAD_BYTES = FRAME_OVERHEAD_BITS // 8  # 20 bytes of gap and preamble per frame
-MIN_FRAME_BYTES = 64
-PFC_FRAME_BITS = 672  # 64-byte PFC frame plus gap and preamble
-CABLE_NS_PER_M = 5.13  # single-mode fibre, 65 % of c: 513 ns per 100 m (Cisco c11-542809)
+# 96 bit times inter-frame gap + 64 of preamble/SFD (IEEE 802.3, physics.md 2.1 [2ND])
+FRAME_OVERHEAD_BITS = 160
+WIRE_OVERHEAD_BYTES = FRAME_OVERHEAD_BITS // 8  # the same 20 bytes per frame [DERIVED]
+MIN_FRAME_BYTES = 64  # IEEE 802.3 minimum frame [SRC]
+PFC_FRAME_BITS = 672  # 64-byte PFC frame plus gap and preamble (physics.md 2.1 [2ND])
+# single-mode fibre, 65 % of c: 513 ns per 100 m (Cisco c11-542809, physics.md 1 [2ND])
+CABLE_NS_PER_M = 5.13
 # PHY/MAC/FEC latency per end, bit times (Cisco Press ch. 7 [2ND]).
 INTERFACE_DELAY_BITS: dict[int, int] = {10_000: 8192, 25_000: 6144, 40_000: 24576, 100_000: 122880}
-# Annex 31B as tabulated by SONiC up to 400G; SONiC's 800G entry is its own choice (above).
+# Annex 31B as tabulated by SONiC up to 400G [SRC]; its 800G entry is discussed above.
 IEEE_PAUSE_QUANTA = {speed: q for speed, q in PAUSE_QUANTA.items() if speed <= 400_000}
 
 

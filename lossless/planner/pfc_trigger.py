@@ -36,11 +36,12 @@ def real_ports(asic: Asic, platform: str | None, speeds: list[int]) -> RealPorts
     known = find_platform(platform)
     if known is not None:
         count = known.ports_at(speed)
+        other = "" if known.asic == asic.name else f"; the catalogue has it with {known.asic}"
         candidate = RealPorts(
             count,
             f"platform {known.name}: {known.cages} x {format_speed(known.cage_speed_mbps)} "
             f"cages, up to {known.max_breakout} ports each: {count} ports at "
-            f"{format_speed(speed)} ({known.source})",
+            f"{format_speed(speed)} ({known.source}{other})",
         )
     elif asic.full_radix(speed) is not None:
         count = asic.full_radix(speed) or 0
