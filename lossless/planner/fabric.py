@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from lossless.asics import Asic
 from lossless.model import Device, Endpoint, Inventory, Port
 from lossless.plan import (
@@ -36,6 +38,7 @@ class _Planner:
         self.inventory = inventory
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
+        self._ecn_cache: dict[tuple, EcnPlan] = {}
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
         cache_key = (asic.name, inputs)
@@ -191,6 +194,15 @@ class _Planner:
         return plan, result
 
     def plan_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
+        """The port's ECN plan; ports of one device with the same speed and policy share the
+        computation (a copy each, so a plan stays a tree of separate objects)."""
+        policy = port.policy
+        cache_key = (device.name, port.speed_mbps, policy.ecn, policy.roce.data.priority)
+        if cache_key not in self._ecn_cache:
+            self._ecn_cache[cache_key] = self._compute_ecn(device, port, trigger)
+        return dataclasses.replace(self._ecn_cache[cache_key])
+
+    def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy
         d = Derivation(
             model="ecn-before-pfc", source="physics.md 3.3 (presets) and 3.4 (PFC trigger)"
