@@ -170,7 +170,7 @@ def plan_trigger(
             d.step(
                 "B_total",
                 "min(pool_shared, buffer_left_by_headroom)",
-                " , ".join(num(c) for c in candidates),
+                f"min({', '.join(num(c) for c in candidates)})",
                 whole,
             )
         partitions = asic.buffer_partitions
