@@ -4,7 +4,8 @@ The rows are SONiC's pg_profile_lookup.ini files for Tomahawk 1-5 and Trident 2-
 sonic-net/sonic-buildimage 086b03b (tests/data/vendor_headroom.csv, each row with its file;
 tests/data/README.md). None of the expected numbers come from this code.
 
-Run this file as a script to print the figures:  python3 tests/test_headroom_vendor_tables.py
+Run this file as a script to print the figures (from the repository root):
+    PYTHONPATH=. python3 tests/test_headroom_vendor_tables.py
 """
 
 from __future__ import annotations
