@@ -103,18 +103,32 @@ def explain_command(args: argparse.Namespace) -> int:
     if not port.lossless:
         lines.append("not lossless: no PFC, no headroom, no ECN on this port")
     for headroom in port.headroom:
+        floor = (
+            ""
+            if headroom.vendor_floor_xoff is None
+            else f" (model {headroom.model_xoff}, vendor table {headroom.vendor_floor_xoff})"
+        )
         lines.append("")
         lines += derivation_lines(
             f"PFC headroom, priority group {headroom.priority_group}: xon {headroom.xon}, "
-            f"xoff {headroom.xoff}, size {headroom.size} bytes",
+            f"xoff {headroom.xoff}{floor}, size {headroom.size} bytes",
             plan.derivations[headroom.derivation],
         )
+    trigger = device_plan.pfc_trigger
+    if port.ecn and trigger is not None:
+        lines.append("")
+        lines += derivation_lines(
+            f"PFC trigger of {args.device}: n = {trigger.sharing_pgs} PGs, T = "
+            f"{'unknown' if trigger.trigger_bytes is None else trigger.trigger_bytes} bytes",
+            plan.derivations[trigger.derivation],
+        )
     for ecn in port.ecn:
+        limit = ecn.queue_trigger_bytes or ecn.pfc_trigger_bytes
         lines.append("")
         lines += derivation_lines(
             f"ECN on queue {ecn.queue}: min {ecn.min_bytes}, max {ecn.max_bytes} bytes, "
-            f"probability {ecn.probability_percent}%, PFC trigger "
-            f"{'unknown' if ecn.pfc_trigger_bytes is None else ecn.pfc_trigger_bytes} bytes",
+            f"probability {ecn.probability_percent}%, PFC fires at "
+            f"{'unknown' if limit is None else limit} bytes in the queue",
             plan.derivations[ecn.derivation],
         )
     budget = device_plan.budget
@@ -421,6 +435,13 @@ def headroom_command(args: argparse.Namespace) -> int:
         raise UsageError("--over-subscribe-ratio must be at least 1")
     speeds = _split(args.speed, parse_speed, "speed")
     cables = _split(args.cable, parse_length_m, "cable")
+    for speed in speeds:
+        if asic.speeds_mbps and speed not in asic.speeds_mbps:
+            supported = ", ".join(format_speed(s) for s in asic.speeds_mbps)
+            raise UsageError(
+                f"--speed: {asic.name} does not run ports at {format_speed(speed)} "
+                f"(it does {supported})"
+            )
     rows = []
     for speed in speeds:
         for cable in cables:

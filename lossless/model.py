@@ -37,7 +37,7 @@ class EcnPolicy:
     min_bytes: int | None
     max_bytes: int | None
     probability_percent: int | None
-    congested_pgs: int
+    fan_out: int  # congested egress queues one ingress PG may feed (PFC fires at T/f)
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ class EcmpPolicy:
 class HeadroomPolicy:
     lossless_mtu: int
     small_packet_percent: int
-    shared_headroom_pool: bool
+    shared_headroom_pool: bool | None  # None: as the ASIC's SONiC SKUs ship it
     over_subscribe_ratio: int | None
-    dynamic_th: int
+    dynamic_th: int | None  # None: the ASIC's lossless PG dynamic_th
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,10 @@ class HeadroomPlan:
     size: int
     model: str
     derivation: str
+    model_xoff: int | None = None  # the model's own xoff, before the vendor-table floor
+    vendor_floor_xoff: int | None = None  # the published table's xoff here (None: no table)
+    vendor_floor_source: str | None = None  # which published row(s), upstream path and commit
+    fallback: str | None = None  # the model lacked a value for this input and used another
 
 
 @dataclass
@@ -29,10 +33,13 @@ class EcnPlan:
     max_bytes: int
     probability_percent: int
     preset: str | None
-    pfc_trigger_bytes: int | None  # shared-buffer level at which PFC fires (None: unknown)
-    min_below_trigger: bool | None  # ECN starts marking before PFC can fire
-    max_below_trigger: bool | None  # ECN marks fully before PFC can fire
+    pfc_trigger_bytes: int | None  # PG occupancy at which PFC fires, T (None: unknown)
+    min_below_trigger: bool | None  # ECN starts marking before PFC can fire (Kmin < T/f)
+    max_below_trigger: bool | None  # ECN marks fully before PFC can fire (Kmax <= T/f)
     derivation: str
+    queue_trigger_bytes: int | None = None  # T/f: an egress queue's level when PFC fires
+    largest_pgs_min: int | None = None  # the most congested PGs with Kmin still below T/f
+    largest_pgs_max: int | None = None  # the most congested PGs with Kmax still at most T/f
 
 
 @dataclass
@@ -94,16 +101,42 @@ class EcmpPlan:
 class BudgetPlan:
     buffer_bytes: int | None
     buffer_evidence: str
-    lossless_pgs: int
-    reserved_headroom_bytes: int  # sum of per-PG `size`
+    lossless_pgs: int  # every real port x lossless PGs, not only the listed ports
+    reserved_headroom_bytes: int  # sum of per-PG `size` (+ the lossy PG of every port)
     shared_headroom_pool_bytes: int  # 0 without a shared headroom pool
     over_subscribe_ratio: int | None
     total_headroom_bytes: int
     shared_buffer_bytes: int | None  # what is left for the shared pools
     utilisation_percent: float | None
     fits: bool | None
-    largest_port_headroom_bytes: int
+    largest_port_headroom_bytes: int  # reserved by the busiest port (its PGs + lossy PG)
     max_headroom_per_port_bytes: int | None
+    derivation: str
+    ports: int = 0  # the platform's real port count (what the budget and the PFC trigger use)
+    ports_source: str = ""
+    unlisted_ports: int = 0  # real ports the inventory does not list, at the largest headroom
+    lossy_pg_bytes: int = 0  # the lossy PG of every real port
+    largest_port_xoff_bytes: int = 0  # xoff one port's PGs draw from a shared headroom pool
+    shp_per_port_cap_bytes: int | None = None  # the pool's per-port cap (None: not published)
+    per_port_fits: bool | None = None  # both per-port limits hold (None: neither is known)
+
+
+@dataclass
+class PfcTriggerPlan:
+    """When PFC fires on a device, against which its ECN thresholds are checked."""
+
+    ports: int  # the platform's real port count
+    lossless_pgs_per_port: int
+    sharing_pgs: int  # n = ports x lossless PGs: every PG that can congest the shared pool
+    shared_buffer_bytes: int | None  # B: the shared part of the ingress lossless pool
+    buffer_partitions: int  # B is split between these (ITMs); a PG sees one share
+    dynamic_th: int
+    alpha: float
+    fan_out: int  # f: congested egress queues one ingress PG feeds
+    trigger_bytes: int | None  # T(n) = alpha*B/(1+n*alpha), per partition
+    queue_trigger_bytes: int | None  # T/f
+    largest_n_ecn_before_pfc: int | None  # the most PGs with every Kmin still below T/f
+    largest_n_full_marking_before_pfc: int | None  # the same for every Kmax
     derivation: str
 
 
@@ -111,9 +144,9 @@ class BudgetPlan:
 class HeadroomSettings:
     lossless_mtu: int
     small_packet_percent: int
-    shared_headroom_pool: bool
+    shared_headroom_pool: bool  # the policy's choice, else as the ASIC's SONiC SKUs ship
     over_subscribe_ratio: int | None
-    dynamic_th: int
+    dynamic_th: int  # the policy's choice, else the ASIC's lossless PG dynamic_th
     gearbox_delay_ns: float = 0.0
 
 
@@ -142,6 +175,7 @@ class DevicePlan:
     lint_ignore: dict[str, str] = field(default_factory=dict)
     # False when the plan comes from a config that does not hold headroom (the switch sizes it)
     headroom_known: bool = True
+    pfc_trigger: PfcTriggerPlan | None = None  # None when a config alone is linted
 
 
 @dataclass

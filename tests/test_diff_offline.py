@@ -46,7 +46,7 @@ def test_backups_equal_to_the_intent_give_no_change(run):
 def test_eos(run, backups):
     _edit(
         backups / "spine1.cfg",
-        ("maximum-threshold 1500 kbytes", "maximum-threshold 3000 kbytes"),
+        ("maximum-threshold 500 kbytes", "maximum-threshold 3000 kbytes"),
         ("   priority-flow-control priority 3 no-drop\n", ""),
         (
             "interface Ethernet1/1\n",
@@ -65,7 +65,7 @@ def test_eos(run, backups):
         "  tx-queue 3",
         "    no random-detect ecn minimum-threshold 150 kbytes maximum-threshold 3000 kbytes "
         "max-mark-probability 100 weight 0",
-        "    random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+        "    random-detect ecn minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "max-mark-probability 100 weight 0",
     ]
 
@@ -73,7 +73,7 @@ def test_eos(run, backups):
 def test_nxos(run, backups):
     _edit(
         backups / "leaf3.cfg",
-        ("maximum-threshold 1500 kbytes", "maximum-threshold 3000 kbytes"),
+        ("maximum-threshold 500 kbytes", "maximum-threshold 3000 kbytes"),
         ("    pause pfc-cos 3\n", ""),
         (
             "interface Ethernet1/31\n",
@@ -90,7 +90,7 @@ def test_nxos(run, backups):
         "  class type queuing c-out-8q-q3",
         "    no random-detect minimum-threshold 150 kbytes maximum-threshold 3000 kbytes "
         "drop-probability 100 weight 0 ecn",
-        "    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+        "    random-detect minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "drop-probability 100 weight 0 ecn",
     ]
 
@@ -98,7 +98,7 @@ def test_nxos(run, backups):
 def test_junos(run, backups):
     _edit(
         backups / "leaf4.conf",
-        ("fill-level [ 2 12 ];", "fill-level [ 5 50 ];"),
+        ("fill-level [ 14 46 ];", "fill-level [ 5 50 ];"),
         ("class NO-LOSS queue-num 3 no-loss pfc-priority 3;", "class NO-LOSS queue-num 3;"),
         (
             '        description "fabric uplink";\n        mtu 9100;\n',
@@ -112,7 +112,7 @@ def test_junos(run, backups):
     assert entry["changes"] == [
         "delete class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 5 50 ]",
         "delete class-of-service forwarding-classes class NO-LOSS queue-num 3",
-        "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 2 12 ]",
+        "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 14 46 ]",
         "set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss pfc-priority 3",
     ]
 
@@ -120,7 +120,7 @@ def test_junos(run, backups):
 def test_sonic(run, backups):
     path = backups / "leaf1.json"
     db = json.loads(path.read_text())
-    db["WRED_PROFILE"]["ROCE_150000_1500000_P100"]["green_max_threshold"] = "3000000"
+    db["WRED_PROFILE"]["ROCE_150000_500000_P100"]["green_max_threshold"] = "3000000"
     db["PORT_QOS_MAP"]["Ethernet248"]["pfc_enable"] = ""
     db["PORT"]["Ethernet0"].update(lanes="0,1,2,3", admin_status="up", alias="etp1")
     db["BGP_NEIGHBOR"] = {"10.0.0.1": {"asn": "65001"}}
@@ -132,8 +132,8 @@ def test_sonic(run, backups):
         {"op": "replace", "path": "/PORT_QOS_MAP/Ethernet248/pfc_enable", "value": "3"},
         {
             "op": "replace",
-            "path": "/WRED_PROFILE/ROCE_150000_1500000_P100/green_max_threshold",
-            "value": "1500000",
+            "path": "/WRED_PROFILE/ROCE_150000_500000_P100/green_max_threshold",
+            "value": "500000",
         },
     ]
 
@@ -150,7 +150,7 @@ def test_sonic_removes_stale_entries_of_our_ports(run, backups):
 def test_cumulus(run, backups):
     _edit(
         backups / "leaf2.yaml",
-        ("max-threshold: 1500000", "max-threshold: 3000000"),
+        ("max-threshold: 500000", "max-threshold: 3000000"),
         (
             "        roce-50m:\n          cable-length: 50\n          rx: enable\n"
             "          switch-priority:\n            '3': {}\n",
@@ -166,7 +166,7 @@ def test_cumulus(run, backups):
     assert entry["kind"] == "nvue-commands"
     assert entry["changes"] == [
         "nv unset qos pfc roce-50m switch-priority",
-        "nv set qos congestion-control default-global traffic-class 3 max-threshold 1500000",
+        "nv set qos congestion-control default-global traffic-class 3 max-threshold 500000",
         "nv set qos pfc roce-50m switch-priority 3",
     ]
 

@@ -115,9 +115,16 @@ def test_every_lossless_port_fits_its_budget_or_is_reported(
     )
     plan = plan_fabric(load_inventory(path))
     budget = plan.devices["leaf1"].budget
-    total = sum(h.size for p in plan.devices["leaf1"].ports.values() for h in p.headroom)
-    assert budget.lossless_pgs == count
-    assert budget.reserved_headroom_bytes == total
+    sizes = [h.size for p in plan.devices["leaf1"].ports.values() for h in p.headroom]
+    # Every port the ASIC can run at this speed holds headroom, listed or not (issue 10).
+    assert budget.ports == max(count, model.full_radix(speed) or 0)
+    assert budget.lossless_pgs == budget.ports
+    assert budget.unlisted_ports == budget.ports - count
+    assert budget.reserved_headroom_bytes == (
+        sum(sizes)
+        + budget.unlisted_ports * max(sizes)
+        + budget.ports * model.lossy_pg_reserved_bytes
+    )
     if model.buffer_bytes is None:
         assert budget.fits is None  # reported as unknown, never silently "fits"
     else:
@@ -132,4 +139,4 @@ def test_budget_overflow_is_reported_in_the_plan_text(run, write):
     assert result.code == 0
     budget_line = next(line for line in result.out.splitlines() if line.startswith("budget:"))
     assert "DOES NOT FIT" in budget_line
-    assert re.search(r"of 33,554,432 B", budget_line)
+    assert re.search(r"of 26,284,032 B", budget_line)  # the SKU's pool, not 32 MiB

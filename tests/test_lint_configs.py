@@ -67,7 +67,7 @@ SEEDED = {
     ),
     "ecn-max-above-pfc-trigger": (
         "leaf1.json",
-        lambda db: db["WRED_PROFILE"]["ROCE_150000_1500000_P100"].update(
+        lambda db: db["WRED_PROFILE"]["ROCE_150000_500000_P100"].update(
             green_max_threshold="900000000",
             yellow_max_threshold="900000000",
             red_max_threshold="900000000",
@@ -89,7 +89,7 @@ SEEDED = {
     ),
     "wred-drop-on-lossless-queue": (
         "leaf1.json",
-        lambda db: db["WRED_PROFILE"]["ROCE_150000_1500000_P100"].update(ecn="ecn_none"),
+        lambda db: db["WRED_PROFILE"]["ROCE_150000_500000_P100"].update(ecn="ecn_none"),
         "LL122",
         ('"Ethernet0": {', '"PORT_QOS_MAP"'),
     ),
@@ -178,7 +178,7 @@ TEXT_SEEDED = {
     ),
     ("eos", "ecn-max-above-pfc-trigger"): (
         "spine1.cfg",
-        "maximum-threshold 1500 kbytes",
+        "maximum-threshold 500 kbytes",
         "maximum-threshold 900 mbytes",
         "LL112",
         "interface Ethernet1/1",
@@ -214,7 +214,7 @@ TEXT_SEEDED = {
     ),
     ("nxos", "ecn-max-above-pfc-trigger"): (
         "leaf3.cfg",
-        "maximum-threshold 1500 kbytes",
+        "maximum-threshold 500 kbytes",
         "maximum-threshold 900000 kbytes",
         "LL112",
         "interface Ethernet1/31",
@@ -254,7 +254,7 @@ TEXT_SEEDED = {
     ),
     ("cumulus", "ecn-max-above-pfc-trigger"): (
         "leaf2.yaml",
-        "max-threshold: 1500000",
+        "max-threshold: 500000",
         "max-threshold: 900000000",
         "LL112",
         "swp31:",

@@ -220,12 +220,23 @@ def test_ecn_kmax_above_trigger_is_a_warning(plan):
 
 
 def test_budget_overrun_on_unconfirmed_buffer_is_a_warning(plan):
-    plan.devices["leaf4"].budget.fits = False
+    plan.devices["leaf3"].budget.fits = False
     [finding] = findings(plan, "LL103")
-    assert finding.severity == "warning"  # tomahawk-3 buffer size is [UNV]
-    plan.devices["leaf4"].budget.buffer_evidence = "2ND"
+    assert finding.severity == "warning"  # the Cloud Scale GX buffer size is [UNV]
+    plan.devices["leaf3"].budget.buffer_evidence = "2ND"
     [finding] = findings(plan, "LL103")
     assert finding.severity == "error"
+
+
+def test_budget_counts_real_ports_and_per_port_limits(plan):
+    """leaf4 is a 32-port QFX5220 with 4 ports listed: the budget holds 32 ports' headroom,
+    and a busiest port over a per-port limit is an error of its own."""
+    budget = plan.devices["leaf4"].budget
+    assert (budget.ports, budget.unlisted_ports, budget.lossless_pgs) == (32, 28, 32)
+    budget.per_port_fits = False
+    budget.shp_per_port_cap_bytes = 1000
+    [finding] = findings(plan, "LL103")
+    assert finding.severity == "error" and "per-port cap 1000 B" in finding.message
 
 
 def test_eos_mtu_above_9214_is_an_error(plan):

@@ -110,7 +110,9 @@ def test_plan_text_lists_ports_and_budget(run):
     assert result.code == 0
     assert "leaf3  (leaf, nxos, cisco-cloud-scale-gx)" in result.out
     assert "Ethernet1/31" in result.out and "spine1:Ethernet3/1" in result.out
-    assert "budget: 4 lossless PGs" in result.out
+    # 4 listed ports, but the budget reserves headroom on every port of the platform
+    assert "budget: 32 lossless PGs on 32 ports, 28 not listed" in result.out
+    assert "pfc trigger: n = 32 PGs" in result.out
 
 
 def test_plan_unknown_device_is_a_usage_error(run):

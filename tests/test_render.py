@@ -217,7 +217,7 @@ def test_eos_statements_under_the_right_parents(lab_out):
     queue3 = _children(profile, "tx-queue 3")
     _children(
         queue3,
-        "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+        "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "max-mark-probability 100 weight 0",
     )
     _children(_children(profile, "tx-queue 6"), "priority strict")
@@ -240,7 +240,7 @@ def test_nxos_statements_under_the_right_parents(lab_out):
     q3 = _children(egress, "class type queuing c-out-8q-q3")
     _children(
         q3,
-        "random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+        "random-detect minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "drop-probability 100 weight 0 ecn",
     )
     _children(_children(egress, "class type queuing c-out-8q-q6"), "priority level 1")
@@ -268,7 +268,7 @@ def test_junos_loads_whole_into_set_statements(lab_out):
         "set class-of-service congestion-notification-profile ROCE_PFC_1M input dscp code-point "
         "011010 pfc"
     ) in lines
-    assert "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 2 12 ]" in lines
+    assert "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 14 46 ]" in lines
     assert "set class-of-service schedulers S_CNP priority strict-high" in lines
     assert (
         "set class-of-service interfaces et-0/0/30 congestion-notification-profile ROCE_PFC_100M"
@@ -343,7 +343,7 @@ def test_every_sonic_output_is_valid_yang(sonic_yang, inventory, tmp_path):
         ("PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3-4", "Unsatisfied pattern"),
         (
             "WRED_PROFILE",
-            "ROCE_150000_1500000_P100",
+            "ROCE_150000_500000_P100",
             "green_max_threshold",
             "100",
             "Green max threshold must be greater than or equal to min threshold",

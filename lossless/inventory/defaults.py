@@ -15,14 +15,15 @@ DEFAULT_POLICY: dict[str, Any] = {
     # every OS we render (EOS takes at most 9214) and above a 9000-byte NIC MTU plus L2 overhead.
     "mtu": 9100,
     # ECN: NVIDIA Cumulus/Onyx RoCE defaults 150 000 / 1 500 000 B, 100 % (ecn-defaults.csv [SRC]).
-    # congested_pgs: docs/reference/physics.md 3.4 worked example (rule holds "up to 16 congested
-    # PGs").
+    # fan_out 1: one ingress PG feeds one congested egress queue, docs/reference/physics.md 3.4's
+    # worst case
+    # for "ECN first" [DERIVED]; the PFC trigger's n is the platform's real port count.
     "ecn": {
         "preset": "nvidia",
         "min_bytes": None,
         "max_bytes": None,
         "probability_percent": None,
-        "congested_pgs": 16,
+        "fan_out": 1,
     },
     # Watchdog: detection/restoration 200 ms (SONiC pfcwd defaults, Juniper 2 x 100 ms polls), poll
     # 100 ms (Cumulus, Juniper, Arista AI guide), action drop (docs/reference/physics.md 4 rule 8).
@@ -40,14 +41,16 @@ DEFAULT_POLICY: dict[str, Any] = {
         "seed": None,
         "resilient": True,
     },
-    # SONiC LOSSLESS_TRAFFIC_PATTERN defaults (mtu 1024, small packets 50 %), independent
-    # headroom (no shared pool), default_dynamic_th 0 (docs/reference/sonic.md 1.3 [SRC]).
+    # SONiC LOSSLESS_TRAFFIC_PATTERN defaults (mtu 1024, small packets 50 %)
+    # (docs/reference/sonic.md 1.3
+    # [SRC]). Shared headroom pool and dynamic_th: None = as the ASIC's SONiC SKUs ship them
+    # (catalogue.yaml: a shared pool on Broadcom, none on NVIDIA; TH3 dynamic_th -2).
     "headroom": {
         "lossless_mtu": 1024,
         "small_packet_percent": 50,
-        "shared_headroom_pool": False,
+        "shared_headroom_pool": None,
         "over_subscribe_ratio": None,
-        "dynamic_th": 0,
+        "dynamic_th": None,
     },
     # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (docs/reference/vendors.md 4h
     # [SRC]).

@@ -29,13 +29,15 @@ def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None
         return
     for port in parsed.ports.values():
         planned_port = planned.ports.get(port.name)
-        triggers = {e.queue: e.pfc_trigger_bytes for e in planned_port.ecn} if planned_port else {}
+        planned_ecn = {e.queue: e for e in planned_port.ecn} if planned_port else {}
         for ecn in port.ecn:
-            trigger = triggers.get(ecn.queue)
-            if ecn.pfc_trigger_bytes is None and trigger is not None:
-                ecn.pfc_trigger_bytes = trigger
-                ecn.min_below_trigger = ecn.min_bytes < trigger
-                ecn.max_below_trigger = ecn.max_bytes <= trigger
+            plan = planned_ecn.get(ecn.queue)
+            if ecn.pfc_trigger_bytes is None and plan and plan.pfc_trigger_bytes is not None:
+                ecn.pfc_trigger_bytes = plan.pfc_trigger_bytes
+                ecn.queue_trigger_bytes = plan.queue_trigger_bytes  # T/f: the queue's limit
+                limit = plan.queue_trigger_bytes or plan.pfc_trigger_bytes
+                ecn.min_below_trigger = ecn.min_bytes < limit
+                ecn.max_below_trigger = ecn.max_bytes <= limit
 
 
 def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Any) -> list[Finding]:

@@ -42,9 +42,12 @@ def _switch_ends(
     "docs/reference/physics.md 4 rule 1; docs/reference/sonic.md 1.4",
 )
 def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """Every lossless priority group needs at least the headroom its link needs: the xoff and
-    size the ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes.
-    Less headroom drops packets that were in flight when PFC paused the sender."""
+    """Every lossless priority group needs at least the headroom its link needs: the xoff the
+    ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes, and
+    never less than the vendor's published table for that ASIC, speed and cable. Less headroom
+    drops packets that were in flight when PFC paused the sender. A speed the model has no
+    value for (SONiC's pause-quanta table stops at 800G) is a warning: the plan holds it to
+    the next lower speed, SONiC's own dynamic headroom does not."""
     if not port.lossless or not device.headroom_known:
         return
     if not port.headroom:
@@ -69,13 +72,19 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         ),
         asic,
     )
+    floor = " with the vendor table as floor" if needed.vendor_floor_xoff is not None else ""
     for headroom in port.headroom:
         if headroom.xoff < needed.xoff:
             yield (
                 f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
                 f"a {format_speed(port.speed_mbps)} link of {cable_m:g} m needs "
-                f"({asic.headroom_model} model)"
+                f"({asic.headroom_model} model{floor})"
             )
+    if needed.fallback:
+        yield (
+            "warning",
+            f"{format_speed(port.speed_mbps)} headroom uses a fallback: {needed.fallback}",
+        )
 
 
 @rule("LL120", "cable-length-covers-link", "error", "port", "docs/reference/physics.md 4 rule 2")
@@ -117,23 +126,45 @@ def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricP
             yield f"PG {h.priority_group} size {h.size} B is below xon + xoff = {h.xon + h.xoff} B"
 
 
-@rule("LL103", "buffer-budget", "error", "device", "docs/reference/physics.md 4 rule 4")
+@rule(
+    "LL103",
+    "buffer-budget",
+    "error",
+    "device",
+    "docs/reference/physics.md 4 rule 4; docs/reference/sonic.md 1.4",
+)
 def buffer_budget(device: DevicePlan, fabric: FabricPlan):
-    """The headroom a switch reserves (and its shared headroom pool) must fit the ASIC's buffer.
-    An overrun on a buffer size that is not confirmed is a warning; an unknown size is reported."""
+    """The headroom a switch reserves on every port it really has (the platform's port count x
+    lossless PGs, plus the lossy PG), and its shared headroom pool, must fit the ASIC's buffer;
+    the busiest port must stay within the per-port headroom limit and the shared headroom
+    pool's per-port cap where those are published. An overrun on a size that is not confirmed
+    is a warning; an unknown buffer size is reported."""
     b = device.budget
+    severity = "warning" if b.buffer_evidence == "UNV" else "error"
     if b.fits is None and b.lossless_pgs:
         yield "warning", f"{device.asic} has no known buffer size: headroom budget not checked"
     elif b.fits is False:
-        severity = "warning" if b.buffer_evidence == "UNV" else "error"
         yield (
             severity,
             (
-                f"lossless headroom {b.total_headroom_bytes} B exceeds the "
-                f"{b.buffer_bytes} B buffer "
+                f"lossless headroom {b.total_headroom_bytes} B of {b.ports} ports "
+                f"({b.lossless_pgs} PGs) exceeds the {b.buffer_bytes} B buffer "
                 f"of {device.asic} ({b.utilisation_percent}%)"
             ),
         )
+    if b.per_port_fits is False:
+        limits = []
+        if b.max_headroom_per_port_bytes is not None:
+            limits.append(
+                f"headroom {b.largest_port_headroom_bytes} B against the per-port maximum "
+                f"{b.max_headroom_per_port_bytes} B"
+            )
+        if b.shp_per_port_cap_bytes is not None:
+            limits.append(
+                f"xoff {b.largest_port_xoff_bytes} B against the shared headroom pool's "
+                f"per-port cap {b.shp_per_port_cap_bytes} B"
+            )
+        yield "error", f"the busiest port exceeds a per-port limit: {'; '.join(limits)}"
 
 
 @rule("LL104", "lossless-priority-count", "error", "device", "docs/reference/physics.md 4 rule 5")
@@ -240,24 +271,33 @@ def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan)
             yield f"queue {e.queue}: ECN probability {e.probability_percent}% is outside 1..100"
 
 
-@rule("LL112", "ecn-before-pfc", "error", "port", "docs/reference/physics.md 3.4")
+@rule("LL112", "ecn-before-pfc", "error", "port", "docs/reference/physics.md 3.4; issue 10")
 def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """ECN must mark before PFC fires: Kmin below the shared-buffer level at which the PG sends
-    PFC (T = alpha*B/(1+n*alpha)), and preferably Kmax too (else a warning)."""
+    """ECN must mark before PFC fires, with every priority group of the switch congested: the
+    platform's real port count x lossless PGs (n) share the pool B, each PG sends PFC at
+    T = alpha*B/(1+n*alpha), and an ingress PG feeding f congested queues does so while each
+    queue holds only T/f. Kmin must be below T/f (error); Kmax should be too (warning)."""
+    trigger = device.pfc_trigger
+    n = f" at n = {trigger.sharing_pgs} PGs" if trigger else ""
     for e in port.ecn:
-        if e.pfc_trigger_bytes is None:
+        limit = e.queue_trigger_bytes or e.pfc_trigger_bytes
+        if limit is None:
             continue
-        if e.min_below_trigger is False:
+        min_ok = e.min_below_trigger if e.min_below_trigger is not None else e.min_bytes < limit
+        max_ok = e.max_below_trigger if e.max_below_trigger is not None else e.max_bytes <= limit
+        if not min_ok:
+            holds = "" if e.largest_pgs_min is None else f" (holds up to {e.largest_pgs_min} PGs)"
             yield (
-                f"queue {e.queue}: ECN min {e.min_bytes} B is at or above the PFC trigger "
-                f"{e.pfc_trigger_bytes} B: PFC pauses before ECN marks"
+                f"queue {e.queue}: ECN min {e.min_bytes} B is at or above the {limit} B a queue "
+                f"holds when PFC fires{n}: PFC pauses before ECN marks{holds}"
             )
-        elif e.max_below_trigger is False:
+        elif not max_ok:
+            holds = "" if e.largest_pgs_max is None else f" (holds up to {e.largest_pgs_max} PGs)"
             yield (
                 "warning",
                 (
-                    f"queue {e.queue}: ECN max {e.max_bytes} B is above the PFC trigger "
-                    f"{e.pfc_trigger_bytes} B"
+                    f"queue {e.queue}: ECN max {e.max_bytes} B is above the {limit} B a queue "
+                    f"holds when PFC fires{n}{holds}"
                 ),
             )
 

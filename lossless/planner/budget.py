@@ -1,8 +1,19 @@
-"""Buffer budget per device: reserved headroom (and shared headroom pool) against the ASIC."""
+"""Buffer budget per device: the headroom every real port reserves against the ASIC's buffer.
+
+A switch reserves headroom on every port it runs, not only on the ports an inventory lists:
+the budget counts the platform's real port count x lossless PGs, the listed ports at their
+planned headroom and the others at the largest planned one, plus the lossy PG of every port
+(docs/reference/physics.md 4 rule 4). It also checks the two per-port limits where they are
+published: the
+ASIC's maximum headroom per port, and the shared headroom pool's per-port cap (Spectrum:
+(port_max_shp + port_reserved_shp) cells, docs/reference/sonic.md 1.4,
+buffer_check_headroom_mellanox.lua).
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from lossless.asics import Asic
 from lossless.plan import BudgetPlan, HeadroomSettings
@@ -10,26 +21,67 @@ from lossless.planner.derivation import Derivation
 from lossless.planner.headroom_common import HeadroomResult
 
 
+@dataclass(frozen=True)
+class RealPorts:
+    count: int  # ports the switch runs
+    source: str  # how the count was found
+
+
 def plan_budget(
     asic: Asic,
     settings: HeadroomSettings,
-    headrooms: list[HeadroomResult],
+    port_headrooms: list[list[HeadroomResult]],
+    real: RealPorts,
+    pgs_per_port: int,
     d: Derivation,
     key: str,
 ) -> BudgetPlan:
-    reserved = sum(h.size for h in headrooms)
-    d.step("reserved", "sum of size over lossless PGs", f"{len(headrooms)} PGs", reserved)
+    """port_headrooms: the lossless PGs of each listed lossless port."""
+    d.inputs = {
+        "real_ports": real.count,
+        "real_ports_source": real.source,
+        "listed_lossless_ports": len(port_headrooms),
+        "lossless_pgs_per_port": pgs_per_port,
+    }
+    listed = [h for port in port_headrooms for h in port]
+    unlisted = max(0, real.count - len(port_headrooms)) if listed else 0
+    largest = max(listed, key=lambda h: (h.size, h.xoff), default=None)
+    listed_size = sum(h.size for h in listed)
+    if unlisted and largest is not None:
+        d.notes.append(
+            f"{unlisted} ports the inventory does not list are counted with the largest "
+            f"planned PG headroom (size {largest.size}, xoff {largest.xoff}) [DERIVED]"
+        )
+    unlisted_size = unlisted * pgs_per_port * (largest.size if largest else 0)
+    lossy = (len(port_headrooms) + unlisted) * asic.lossy_pg_reserved_bytes
+    d.constant(
+        "lossy_pg_reserved_bytes",
+        asic.lossy_pg_reserved_bytes,
+        asic.source("lossy_pg_reserved_bytes"),
+    )
+    reserved = int(
+        d.step(
+            "reserved",
+            "sum(size of listed PGs) + unlisted ports x PGs x largest size + ports x lossy PG",
+            f"{listed_size} + {unlisted} x {pgs_per_port} x {largest.size if largest else 0} "
+            f"+ {len(port_headrooms) + unlisted} x {asic.lossy_pg_reserved_bytes}",
+            listed_size + unlisted_size + lossy,
+        )
+    )
+    pgs = len(listed) + unlisted * pgs_per_port
     pool = 0
     ratio = None
     if settings.shared_headroom_pool:
         ratio = settings.over_subscribe_ratio or 1
-        total_xoff = sum(h.xoff for h in headrooms)
+        total_xoff = sum(h.xoff for h in listed) + unlisted * pgs_per_port * (
+            largest.xoff if largest else 0
+        )
         # Shared headroom pool = sum of xoff / over_subscribe_ratio (docs/reference/physics.md 2.2
         # [SRC]).
         pool = int(
             d.step(
                 "shared_headroom_pool",
-                "ceil(sum(xoff) / over_subscribe_ratio)",
+                "ceil(sum(xoff over all PGs) / over_subscribe_ratio)",
                 f"ceil({total_xoff} / {ratio})",
                 math.ceil(total_xoff / ratio),
             )
@@ -55,10 +107,31 @@ def plan_budget(
         fits = total <= buffer
     else:
         d.notes.append("no published buffer size for this ASIC: the budget cannot be checked")
+    per_port = [sum(h.size for h in port) for port in port_headrooms]
+    per_port_xoff = [sum(h.xoff for h in port) for port in port_headrooms]
+    largest_port = max(per_port, default=0) + (asic.lossy_pg_reserved_bytes if listed else 0)
+    largest_port_xoff = max(per_port_xoff, default=0)
+    shp_cap = _shp_per_port_cap(asic, settings, d)
+    checks = []
+    if asic.max_headroom_per_port_bytes is not None:
+        d.constant(
+            "max_headroom_per_port_bytes",
+            asic.max_headroom_per_port_bytes,
+            asic.source("max_headroom_per_port_bytes"),
+        )
+        checks.append(largest_port <= asic.max_headroom_per_port_bytes)
+    if shp_cap is not None:
+        d.step(
+            "largest_port_xoff",
+            "sum of xoff over the busiest port's PGs (drawn from the shared headroom pool)",
+            f"{len(port_headrooms)} listed ports",
+            largest_port_xoff,
+        )
+        checks.append(largest_port_xoff <= shp_cap)
     return BudgetPlan(
         buffer_bytes=buffer,
         buffer_evidence=asic.evidence("buffer_bytes") if buffer is not None else "none",
-        lossless_pgs=len(headrooms),
+        lossless_pgs=pgs,
         reserved_headroom_bytes=reserved,
         shared_headroom_pool_bytes=pool,
         over_subscribe_ratio=ratio,
@@ -66,7 +139,29 @@ def plan_budget(
         shared_buffer_bytes=shared,
         utilisation_percent=utilisation,
         fits=fits,
-        largest_port_headroom_bytes=max((h.size for h in headrooms), default=0),
+        largest_port_headroom_bytes=largest_port,
         max_headroom_per_port_bytes=asic.max_headroom_per_port_bytes,
         derivation=key,
+        ports=real.count,
+        ports_source=real.source,
+        unlisted_ports=unlisted,
+        lossy_pg_bytes=lossy,
+        largest_port_xoff_bytes=largest_port_xoff,
+        shp_per_port_cap_bytes=shp_cap,
+        per_port_fits=all(checks) if checks else None,
+    )
+
+
+def _shp_per_port_cap(asic: Asic, settings: HeadroomSettings, d: Derivation) -> int | None:
+    if not settings.shared_headroom_pool or asic.port_max_shp_cells is None:
+        return None
+    reserved = asic.port_reserved_shp_cells or 0
+    d.constant("port_max_shp_cells", asic.port_max_shp_cells, asic.source("port_max_shp_cells"))
+    return int(
+        d.step(
+            "shp_per_port_cap",
+            "(port_max_shp_cells + port_reserved_shp_cells) * cell_size",
+            f"({asic.port_max_shp_cells} + {reserved}) * {asic.cell_size}",
+            (asic.port_max_shp_cells + reserved) * asic.cell_size,
+        )
     )

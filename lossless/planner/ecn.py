@@ -1,7 +1,16 @@
-"""ECN/WRED thresholds of the lossless queue, and the check that ECN marks before PFC fires."""
+"""ECN/WRED thresholds of the lossless queue, and the check that ECN marks before PFC fires.
+
+PFC trigger (docs/reference/physics.md 3.4 [DERIVED], SAI dynamic-threshold semantics [SRC]): with n
+priority groups congested on a shared buffer B, each PG may hold T(n) = alpha*B/(1 + n*alpha)
+before it sends PFC, alpha = 2^dynamic_th. A static share (alpha infinite, Mellanox SAI
+dynamic_th 7) is T = B/n, the DCQCN paper's static case. One ingress PG feeding f congested
+egress queues fires PFC while each queue holds only T/f, so ECN marks first only if
+Kmin < T/f (and marks fully first if Kmax <= T/f).
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from lossless.model import EcnPolicy
@@ -16,6 +25,14 @@ class EcnPreset:
     max_bytes: int | None
     probability_percent: int
     source: str
+    scale_limit_gbps: float | None = None  # link speed above which scaling stops
+
+
+# The buffer a PG may fill before PFC does not grow with the link, so thresholds scaled with
+# C would overtake the PFC trigger on fast links (dcqcn-scaled at 400G: Kmin 1.6 MB, above
+# T at 41 PGs on SN5600); scaling stops at 100G, the HPCC artifact's host links (its 200G
+# and 400G rows are its 4x uplinks, ecn-defaults.csv [SRC]) [DERIVED].
+DCQCN_SCALE_LIMIT_GBPS = 100
 
 
 # Values and sources: tests/data/reference/ecn-defaults.csv and docs/reference/physics.md 3.3.
@@ -51,7 +68,9 @@ PRESETS: dict[str, EcnPreset] = {
         None,
         20,
         "HPCC artifact DCQCN baseline: Kmin = 100 KB x C/25G, Kmax = 400 KB x C/25G, 20 % "
-        "(alibaba-edu/High-Precision-Congestion-Control simulation/run.py) [SRC]",
+        "(alibaba-edu/High-Precision-Congestion-Control simulation/run.py) [SRC]; held at "
+        "the 100G values above 100G (the PFC trigger does not grow with C) [DERIVED]",
+        scale_limit_gbps=DCQCN_SCALE_LIMIT_GBPS,
     ),
 }
 
@@ -71,6 +90,14 @@ def ecn_thresholds(policy: EcnPolicy, speed_mbps: int, d: Derivation) -> EcnThre
     minimum = maximum = probability = None
     if preset is not None:
         d.constant(f"preset {policy.preset}", policy.preset, preset.source)
+        if preset.scale_limit_gbps is not None and gbps > preset.scale_limit_gbps:
+            gbps = d.step(
+                "scaled_gbps",
+                "min(C, scale_limit)",
+                f"min({num(gbps)}, {num(preset.scale_limit_gbps)})",
+                preset.scale_limit_gbps,
+                "Gb/s",
+            )
         if preset.min_bytes_per_gbps is not None and preset.max_bytes_per_gbps is not None:
             minimum = int(
                 d.step(
@@ -110,28 +137,26 @@ def ecn_thresholds(policy: EcnPolicy, speed_mbps: int, d: Derivation) -> EcnThre
     return EcnThresholds(minimum, maximum, probability, policy.preset)
 
 
-def pfc_trigger_bytes(
-    shared_buffer_bytes: int | None, dynamic_th: int, congested_pgs: int, d: Derivation
-) -> int | None:
-    """Shared-buffer occupancy of one PG at which PFC fires, with n PGs congested together.
+def pfc_trigger_bytes(shared_bytes: float, alpha_value: float, pgs: int) -> float:
+    """Occupancy at which each of `pgs` congested PGs sends PFC: alpha*B/(1 + n*alpha)."""
+    if math.isinf(alpha_value):
+        return shared_bytes / pgs
+    return alpha_value * shared_bytes / (1 + pgs * alpha_value)
 
-    T_pfc(n) = alpha * B / (1 + n * alpha), alpha = 2^dynamic_th
-    (docs/reference/physics.md 3.4 [DERIVED],
-    SAI dynamic threshold semantics [SRC]).
-    """
-    if shared_buffer_bytes is None:
-        d.notes.append("ASIC buffer size unknown: the PFC trigger cannot be computed")
-        return None
-    alpha = 2.0**dynamic_th
-    d.constant(
-        "dynamic_th", dynamic_th, "SONiC DEFAULT_LOSSLESS_BUFFER_PARAMETER default_dynamic_th [SRC]"
-    )
-    d.step("alpha", "2 ^ dynamic_th", f"2 ^ {dynamic_th}", alpha, "")
-    return int(
-        d.step(
-            "pfc_trigger",
-            "alpha * B / (1 + n * alpha)",
-            f"{num(alpha)} * {shared_buffer_bytes} / (1 + {congested_pgs} * {num(alpha)})",
-            int(alpha * shared_buffer_bytes / (1 + congested_pgs * alpha)),
-        )
-    )
+
+def largest_pgs_before_pfc(
+    threshold_bytes: int, shared_bytes: float, alpha_value: float, fan_out: int
+) -> int:
+    """The most PGs that can congest together while a queue at `threshold_bytes` still sits
+    below the PFC trigger: the largest n with threshold * f < T(n) (0 when none)."""
+    if threshold_bytes * fan_out >= pfc_trigger_bytes(shared_bytes, alpha_value, 1):
+        return 0
+    bound = shared_bytes / (threshold_bytes * fan_out)
+    if not math.isinf(alpha_value):
+        bound -= 1 / alpha_value
+    n = max(1, math.ceil(bound) - 1)
+    while pfc_trigger_bytes(shared_bytes, alpha_value, n + 1) > threshold_bytes * fan_out:
+        n += 1  # float rounding at the boundary
+    while n > 1 and pfc_trigger_bytes(shared_bytes, alpha_value, n) <= threshold_bytes * fan_out:
+        n -= 1
+    return n

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from lossless.asics import Asic
 from lossless.model import Device, Endpoint, Inventory, Port
 from lossless.plan import (
@@ -16,15 +18,21 @@ from lossless.plan import (
 from lossless.planner.budget import plan_budget
 from lossless.planner.derivation import Derivation
 from lossless.planner.ecmp import plan_ecmp
-from lossless.planner.ecn import ecn_thresholds, pfc_trigger_bytes
+from lossless.planner.ecn import ecn_thresholds
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.planner.hosts import plan_nics
+from lossless.planner.pfc_trigger import Trigger, plan_trigger, real_ports
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
 from lossless.units import whole_metres
 
-# A lossless port with no link has no cable length; SONiC gives such ports the spine-leaf default of
-# its neighbour-role table, the longest fabric default (docs/reference/sonic.md 4, CABLE_LENGTH).
+TRIGGER_SOURCE = (
+    "docs/reference/physics.md 3.4 (ECN before PFC), SAI dynamic threshold; issue 10 (n, B, f)"
+)
+
+# A lossless port with no link has no cable length; SONiC gives such ports the spine-leaf
+# default of its neighbour-role table, the longest fabric default (docs/reference/sonic.md 4,
+# CABLE_LENGTH).
 UNLINKED_CABLE_M = 300
 
 
@@ -33,6 +41,7 @@ class _Planner:
         self.inventory = inventory
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
+        self._ecn_cache: dict[tuple, EcnPlan] = {}
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
         cache_key = (asic.name, inputs)
@@ -49,35 +58,62 @@ class _Planner:
         return self._headroom_cache[cache_key]
 
     def plan_device(self, device: Device) -> DevicePlan:
-        policy = device.policy
+        policy, asic = device.policy, device.asic
+        shp = policy.headroom.shared_headroom_pool
+        dynamic_th = policy.headroom.dynamic_th
         settings = HeadroomSettings(
             lossless_mtu=policy.headroom.lossless_mtu,
             small_packet_percent=policy.headroom.small_packet_percent,
-            shared_headroom_pool=policy.headroom.shared_headroom_pool
+            shared_headroom_pool=(asic.shared_headroom_pool if shp is None else shp)
             or policy.headroom.over_subscribe_ratio is not None,
             over_subscribe_ratio=policy.headroom.over_subscribe_ratio,
-            dynamic_th=policy.headroom.dynamic_th,
+            dynamic_th=asic.lossless_dynamic_th if dynamic_th is None else dynamic_th,
             gearbox_delay_ns=device.gearbox_delay_ns,
         )
         ports: dict[str, PortPlan] = {}
-        headrooms: list[HeadroomResult] = []
+        headrooms: list[list[HeadroomResult]] = []
         for port in device.ports.values():
             plan, result = self.plan_port(device, port, settings)
             ports[port.name] = plan
             if result is not None:
-                headrooms.append(result)
+                headrooms.append([result])
+        pgs_per_port = len({policy.roce.data.priority})
+        real = real_ports(
+            asic, device.platform, [p.speed_mbps for p in ports.values() if p.lossless]
+        )
         budget_key = f"budget/{device.name}"
         budget_derivation = Derivation(
-            model="buffer-budget", source="docs/reference/physics.md 2.2 and 4 rule 4"
+            model="buffer-budget",
+            source="docs/reference/physics.md 2.2 and 4 rule 4; issue 10 (real ports)",
         )
-        budget = plan_budget(device.asic, settings, headrooms, budget_derivation, budget_key)
+        budget = plan_budget(
+            asic, settings, headrooms, real, pgs_per_port, budget_derivation, budget_key
+        )
         self.derivations[budget_key] = budget_derivation.to_dict()
-        congested = max(1, min(budget.lossless_pgs, policy.ecn.congested_pgs))
+        trigger_key = f"pfc-trigger/{device.name}"
+        trigger_derivation = Derivation(model="pfc-trigger", source=TRIGGER_SOURCE)
+        trigger = plan_trigger(
+            asic,
+            budget,
+            pgs_per_port,
+            settings.dynamic_th,
+            "inventory policy headroom.dynamic_th"
+            if dynamic_th is not None
+            else asic.source("lossless_dynamic_th"),
+            policy.ecn.fan_out,
+            trigger_derivation,
+            trigger_key,
+        )
+        self.derivations[trigger_key] = trigger_derivation.to_dict()
         for port in device.ports.values():
             if ports[port.name].lossless:
-                ports[port.name].ecn = [
-                    self.plan_ecn(device, port, budget.shared_buffer_bytes, congested)
-                ]
+                ports[port.name].ecn = [self.plan_ecn(device, port, trigger)]
+        ecn = [e for p in ports.values() for e in p.ecn]
+        if ecn and trigger.plan.trigger_bytes is not None:
+            trigger.plan.largest_n_ecn_before_pfc = min(e.largest_pgs_min or 0 for e in ecn)
+            trigger.plan.largest_n_full_marking_before_pfc = min(
+                e.largest_pgs_max or 0 for e in ecn
+            )
         return DevicePlan(
             name=device.name,
             role=device.role,
@@ -100,6 +136,7 @@ class _Planner:
             ports=ports,
             source=str(device.where),
             lint_ignore=dict(device.lint_ignore),
+            pfc_trigger=trigger.plan,
         )
 
     def plan_port(
@@ -127,7 +164,16 @@ class _Planner:
             key, result = self.headroom(device.asic, inputs)
             headroom.append(
                 HeadroomPlan(
-                    priority, result.xon, result.xoff, result.size, device.asic.headroom_model, key
+                    priority,
+                    result.xon,
+                    result.xoff,
+                    result.size,
+                    device.asic.headroom_model,
+                    key,
+                    model_xoff=result.model_xoff or result.xoff,
+                    vendor_floor_xoff=result.vendor_floor_xoff,
+                    vendor_floor_source=result.vendor_floor_source,
+                    fallback=result.fallback,
                 )
             )
         plan = PortPlan(
@@ -151,24 +197,27 @@ class _Planner:
         )
         return plan, result
 
-    def plan_ecn(
-        self, device: Device, port: Port, shared_buffer: int | None, congested: int
-    ) -> EcnPlan:
+    def plan_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
+        """The port's ECN plan; ports of one device with the same speed and policy share the
+        computation (a copy each, so a plan stays a tree of separate objects)."""
+        policy = port.policy
+        cache_key = (device.name, port.speed_mbps, policy.ecn, policy.roce.data.priority)
+        if cache_key not in self._ecn_cache:
+            self._ecn_cache[cache_key] = self._compute_ecn(device, port, trigger)
+        return dataclasses.replace(self._ecn_cache[cache_key])
+
+    def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy
         d = Derivation(
             model="ecn-before-pfc",
             source="docs/reference/physics.md 3.3 (presets) and 3.4 (PFC trigger)",
         )
-        d.inputs = {
-            "speed_mbps": port.speed_mbps,
-            "congested_pgs": congested,
-            "shared_buffer_bytes": shared_buffer,
-        }
+        d.inputs = {"speed_mbps": port.speed_mbps}
         thresholds = ecn_thresholds(policy.ecn, port.speed_mbps, d)
-        trigger = pfc_trigger_bytes(shared_buffer, policy.headroom.dynamic_th, congested, d)
+        checked = trigger.check(thresholds, policy.ecn.fan_out, d)
         key = (
             f"ecn/{device.name}/{port.speed_mbps}M/{thresholds.min_bytes}-{thresholds.max_bytes}"
-            f"-p{thresholds.probability_percent}/n{congested}"
+            f"-p{thresholds.probability_percent}/f{policy.ecn.fan_out}"
         )
         self.derivations.setdefault(key, d.to_dict())
         return EcnPlan(
@@ -177,10 +226,13 @@ class _Planner:
             max_bytes=thresholds.max_bytes,
             probability_percent=thresholds.probability_percent,
             preset=thresholds.preset,
-            pfc_trigger_bytes=trigger,
-            min_below_trigger=None if trigger is None else thresholds.min_bytes < trigger,
-            max_below_trigger=None if trigger is None else thresholds.max_bytes <= trigger,
+            pfc_trigger_bytes=trigger.plan.trigger_bytes,
+            min_below_trigger=None if checked is None else checked.min_below_trigger,
+            max_below_trigger=None if checked is None else checked.max_below_trigger,
             derivation=key,
+            queue_trigger_bytes=None if checked is None else checked.queue_trigger_bytes,
+            largest_pgs_min=None if checked is None else checked.largest_pgs_min,
+            largest_pgs_max=None if checked is None else checked.largest_pgs_max,
         )
 
 

@@ -8,9 +8,12 @@ from dataclasses import dataclass
 
 from lossless.planner.derivation import Derivation, num
 
-# IEEE 802.3 Annex 31B.3.7 peer response time in pause quanta (512 bit times), as tabulated by
-# SONiC's headroom plugin (docs/reference/physics.md 2.1 item 5 [SRC]). 800G reuses the 400G value:
-# that is SONiC's own choice, not an IEEE value. Keys are Mb/s.
+# IEEE 802.3 Annex 31B.3.7 peer response time in pause quanta (512 bit times), as tabulated
+# by SONiC's headroom plugin (docs/reference/physics.md 2.1 item 5 [SRC]). 800G reuses the 400G
+# value; a
+# SONiC maintainer says IEEE defines it so (sonic-swss PR 2860 review [2ND], the 802.3df text
+# was not checked). It halves the response *time*, so the IEEE model uses 1810 (see
+# headroom_ieee.py). Keys are Mb/s.
 PAUSE_QUANTA: dict[int, int] = {
     100: 1,
     1_000: 2,
@@ -64,6 +67,10 @@ class HeadroomResult:
     xoff: int
     size: int
     derivation: Derivation
+    model_xoff: int = 0  # xoff of the model alone, before any vendor floor (0: same as xoff)
+    vendor_floor_xoff: int | None = None  # the published-table floor, where one applies
+    vendor_floor_source: str | None = None  # the published row(s) the floor rests on
+    fallback: str | None = None  # set when the model had no value for an input and used one
 
 
 def derive_cell_occupancy(

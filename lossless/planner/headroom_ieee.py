@@ -1,14 +1,21 @@
 """IEEE 802.1Qbb headroom for ASICs without a published vendor formula (Broadcom, Cisco).
 
-The delay components of docs/reference/physics.md 2.1 (IEEE 802.1Qbb Annex N as decomposed
-by Cisco Press, ch. 7), each in bit times at the port speed, then inflated by the same
-cell-occupancy factor SONiC uses and rounded up to whole buffer cells:
+The delay components of docs/reference/physics.md 2.1 (IEEE 802.1Qbb Annex N as decomposed by
+Cisco Press,
+ch. 7), each in bit times at the port speed, give the wire bytes that can still arrive after
+the receiver decides to pause; the worst-case cell occupancy turns them into buffer bytes:
 
-    H = [ (8*MTU_port + 160) + 672 + 2*D_intf + 2*D_gearbox + 2*L*t_m*C + D_resp
-          + (8*MTU_port + 160) ] / 8
-    xoff = ceil_cell(H * occupancy)
-    xon  = ceil_cell(max(2*MTU_port, pipeline_latency))
+    W    = [ (8*M + 160) + 672 + 2*D_intf + 2*D_gearbox + 2*L*t_m*C + D_resp ] / 8
+                                              wire bytes that arrive meanwhile, M = port MTU
+    occ  = max over frame sizes s of ceil(s / cell) * cell / (s + 20)
+         = cell / 84 for cells of 84 B and more: every 64-byte frame and its 20 bytes of
+           preamble and gap take a whole cell (254 / 84 = 3.02 on Tomahawk 3/4/5)
+    xoff = ceil_cell(W * occ + ceil_cell(M))   the frame the sender has started, stored whole
+    xon  = ceil_cell(max(2*M, pipeline_latency))
     size = xoff + xon                     (shared headroom pool: size = xon)
+
+The published vendor tables grow by exactly this occupancy per metre of cable (catalogue.yaml,
+cell_size sources); compute_headroom then never lets xoff fall below them (headroom_floor.py).
 
 xon is the resume gap: it must hold what the pipeline still delivers after XON is decided
 (the ASIC's pipeline latency, SONiC's xon) and at least two largest frames.
@@ -18,13 +25,21 @@ Choices that make it conservative, all documented in explain output:
 * the cable delay is 5.13 ns/m, single-mode fibre at 65 % of c (Cisco white paper c11-542809),
   slower than the 5.05 ns/m of SONiC's plugin;
 * interface (PHY/MAC/FEC) delay: the Cisco Press values at 10/25/40/100G, taken as an
-  envelope: a speed gets the longest published delay *time* of any listed speed up to it
-  (above 100G: the 100G time; below 10G: the 10G time);
-* peer response: IEEE 802.3 Annex 31B pause quanta; a speed missing from the table takes
-  the quanta of the next listed speed above it.
+  envelope: a speed gets the longest published delay *time* of any listed speed up to it.
+  Above 100G, IEEE 802.3 Clause 116.4 (802.3bs, 200/400GbE) and Clause 169.4 (802.3df,
+  800GbE) bound the sublayer delays, but their values were not available to check, so the
+  100G time (1228.8 ns per end) is held [UNV];
+* peer response: IEEE 802.3 Annex 31B pause quanta; a speed between table entries takes the
+  quanta of the next listed speed above it; above 400G the 400G response *time* is held
+  (905 quanta at 400G -> 1810 at 800G, 3620 at 1.6T). SONiC's table has 905 at 800G, which
+  a SONiC maintainer attributes to IEEE (sonic-swss PR 2860 [2ND], 802.3df text not seen);
+  1810 is the larger, so the safer, of the two.
 """
 
 from __future__ import annotations
+
+import math
+from functools import cache
 
 from lossless.asics import Asic
 from lossless.planner.derivation import Derivation, num
@@ -34,18 +49,27 @@ from lossless.planner.headroom_common import (
     HeadroomInputs,
     HeadroomResult,
     ceil_to,
-    derive_cell_occupancy,
     inputs_record,
 )
 
 SOURCE = (
-    "IEEE 802.1Qbb delay model, docs/reference/physics.md 2.1 (Cisco Press ch. 7 decomposition)"
+    "IEEE 802.1Qbb delay model, docs/reference/physics.md 2.1 (Cisco Press ch. 7 decomposition), "
+    "worst-case cell occupancy (issue 10)"
 )
-FRAME_OVERHEAD_BITS = 160  # 96 bit times inter-frame gap + 64 preamble/SFD
-PFC_FRAME_BITS = 672  # 64-byte PFC frame plus gap and preamble
-CABLE_NS_PER_M = 5.13  # single-mode fibre, 65 % of c: 513 ns per 100 m (Cisco c11-542809)
+# 96 bit times inter-frame gap + 64 of preamble/SFD (IEEE 802.3, docs/reference/physics.md 2.1
+# [2ND])
+FRAME_OVERHEAD_BITS = 160
+WIRE_OVERHEAD_BYTES = FRAME_OVERHEAD_BITS // 8  # the same 20 bytes per frame [DERIVED]
+MIN_FRAME_BYTES = 64  # IEEE 802.3 minimum frame [SRC]
+# 64-byte PFC frame plus gap and preamble (docs/reference/physics.md 2.1 [2ND])
+PFC_FRAME_BITS = 672
+# single-mode fibre, 65 % of c: 513 ns per 100 m (Cisco c11-542809, docs/reference/physics.md 1
+# [2ND])
+CABLE_NS_PER_M = 5.13
 # PHY/MAC/FEC latency per end, bit times (Cisco Press ch. 7 [2ND]).
 INTERFACE_DELAY_BITS: dict[int, int] = {10_000: 8192, 25_000: 6144, 40_000: 24576, 100_000: 122880}
+# Annex 31B as tabulated by SONiC up to 400G [SRC]; its 800G entry is discussed above.
+IEEE_PAUSE_QUANTA = {speed: q for speed, q in PAUSE_QUANTA.items() if speed <= 400_000}
 
 
 def interface_delay_bits(speed_mbps: int) -> tuple[float, str]:
@@ -61,24 +85,48 @@ def interface_delay_bits(speed_mbps: int) -> tuple[float, str]:
     bits = times[reference] * speed_mbps / 1000
     if reference == speed_mbps:
         return bits, "Cisco Press ch. 7 value [2ND]"
+    above = (
+        "; 802.3bs/802.3df (Clauses 116.4, 169.4) delay maxima not available [UNV]"
+        if speed_mbps > max(INTERFACE_DELAY_BITS)
+        else ""
+    )
     return (
         bits,
         f"the {reference // 1000}G delay time ({num(times[reference])} ns, the longest "
         f"published up to this speed) at {speed_mbps // 1000 or speed_mbps}"
-        f"{'G' if speed_mbps >= 1000 else 'M'} [DERIVED]",
+        f"{'G' if speed_mbps >= 1000 else 'M'} [DERIVED]{above}",
     )
 
 
-def pause_quanta(speed_mbps: int) -> tuple[int, str]:
-    if speed_mbps in PAUSE_QUANTA:
+def pause_quanta(speed_mbps: int) -> tuple[float, str]:
+    if speed_mbps in IEEE_PAUSE_QUANTA:
         source = "IEEE 802.3 Annex 31B.3.7 (docs/reference/physics.md 2.1) [SRC]"
-        return PAUSE_QUANTA[speed_mbps], source
-    above = [s for s in sorted(PAUSE_QUANTA) if s > speed_mbps]
-    reference = above[0] if above else max(PAUSE_QUANTA)
+        return IEEE_PAUSE_QUANTA[speed_mbps], source
+    top = max(IEEE_PAUSE_QUANTA)
+    if speed_mbps > top:
+        return (
+            IEEE_PAUSE_QUANTA[top] * speed_mbps / top,
+            f"the {top // 1000}G response time held: {IEEE_PAUSE_QUANTA[top]} x "
+            f"{num(speed_mbps / top)} [DERIVED]; SONiC uses 905 at 800G, which its "
+            "maintainers say IEEE gives 400G and 800G alike (sonic-swss PR 2860) [2ND]: "
+            "the larger is kept",
+        )
+    reference = min(s for s in IEEE_PAUSE_QUANTA if s > speed_mbps)
     return (
-        PAUSE_QUANTA[reference],
+        IEEE_PAUSE_QUANTA[reference],
         f"not in the Annex 31B table: the {reference} Mb/s value [DERIVED]",
     )
+
+
+@cache
+def worst_case_occupancy(cell_size: int, mtu: int) -> float:
+    """Buffer bytes per wire byte when every frame is the size that wastes the most cell space.
+
+    A frame of s bytes plus 20 bytes of gap and preamble on the wire fills ceil(s/cell)
+    cells. The ratio is largest for the smallest frame (s = 64) or for a frame one byte
+    longer than a whole cell (s = cell + 1); both are checked."""
+    sizes = [MIN_FRAME_BYTES] + [cell_size + 1] * (MIN_FRAME_BYTES <= cell_size + 1 <= mtu)
+    return max(math.ceil(s / cell_size) * cell_size / (s + WIRE_OVERHEAD_BYTES) for s in sizes)
 
 
 def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
@@ -112,23 +160,40 @@ def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
         "bit",
     )
     response = d.step(
-        "peer_response", "quanta * 512", f"{quanta} * 512", quanta * PAUSE_QUANTUM_BITS, "bit"
+        "peer_response",
+        "quanta * 512",
+        f"{num(quanta)} * 512",
+        quanta * PAUSE_QUANTUM_BITS,
+        "bit",
     )
-    d.step("sender_frame", "8 * M + 160", f"8 * {mtu} + 160", frame, "bit")
-    total_bits = 2 * frame + PFC_FRAME_BITS + 2 * intf + gearbox + cable_bits + response
+    total_bits = frame + PFC_FRAME_BITS + 2 * intf + gearbox + cable_bits + response
     in_flight = d.step(
         "in_flight",
-        "sum of the above / 8",
+        "wire bytes: sum of the above / 8",
         f"({num(frame)} + 672 + {num(2 * intf)} + {num(gearbox)} + {num(cable_bits)} + "
-        f"{num(response)} + {num(frame)}) / 8",
+        f"{num(response)}) / 8",
         total_bits / 8,
     )
-    _, occupancy = derive_cell_occupancy(d, cell, inputs.small_packet_percent, inputs.lossless_mtu)
+    occupancy = d.step(
+        "cell_occupancy",
+        "max over frame sizes s of ceil(s / cell) * cell / (s + 20)  (worst case: s = 64 "
+        "or s = cell + 1)",
+        f"cell {cell}, frames 64..{mtu} B",
+        worst_case_occupancy(cell, mtu),
+        "",
+    )
+    if inputs.small_packet_percent != 100 or inputs.lossless_mtu != mtu:
+        d.notes.append(
+            "small_packet_percent and lossless_mtu are SONiC-Mellanox inputs: this model "
+            "assumes the worst case, every frame wasting the most cell space"
+        )
+    # The frame the sender has started must finish: one largest frame, stored whole.
+    sender = d.step("sender_frame", "ceil_cell(M)", f"ceil_{cell}({mtu})", ceil_to(mtu, cell))
     xoff = d.step(
         "xoff",
-        "ceil_cell(H * occupancy)",
-        f"ceil_{cell}({num(in_flight)} * {num(occupancy)})",
-        ceil_to(in_flight * occupancy, cell),
+        "ceil_cell(W * occupancy + sender_frame)",
+        f"ceil_{cell}({num(in_flight)} * {num(occupancy)} + {int(sender)})",
+        ceil_to(in_flight * occupancy + sender, cell),
     )
     pipeline = asic.pipeline_latency_kib * 1024
     if pipeline:
@@ -145,4 +210,6 @@ def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
         size = d.step("size", "xon  (shared headroom pool holds xoff)", f"{int(xon)}", xon)
     else:
         size = d.step("size", "xoff + xon", f"{int(xoff)} + {int(xon)}", xoff + xon)
-    return HeadroomResult(xon=int(xon), xoff=int(xoff), size=int(size), derivation=d)
+    return HeadroomResult(
+        xon=int(xon), xoff=int(xoff), size=int(size), derivation=d, model_xoff=int(xoff)
+    )

@@ -2,9 +2,16 @@
 
 A restatement of sonic-swss cfgmgr/buffer_headroom_mellanox.lua (commit e6b0c5b) as given
 in docs/reference/sonic.md section 1.4, step by step, with Lua's double arithmetic.
+
+One departure, flagged wherever it applies: at a speed outside the plugin's pause-quanta
+table SONiC falls back to a flat peer response (3.8 KiB), which can give a faster port less
+headroom than a slower one (1.6T on Spectrum-6 below 800G). There the plan takes SONiC's
+value or the value at the next lower speed of the table, whichever is larger, and says so.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from lossless.asics import Asic
 from lossless.planner.derivation import Derivation, num
@@ -29,6 +36,42 @@ SMALL_PACKET_EXTRA = 2048  # docs/reference/sonic.md 1.4 step 10
 
 
 def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
+    result = _sonic_exact(inputs, asic)
+    if inputs.speed_mbps in PAUSE_QUANTA:
+        return result
+    lower = [s for s in PAUSE_QUANTA if s < inputs.speed_mbps]
+    fallback = (
+        f"{inputs.speed_mbps} Mb/s is outside the pause-quanta table: SONiC uses the flat "
+        f"peer_response_time ({num(asic.peer_response_time_kib)} KiB)"
+    )
+    if not lower:
+        return dataclasses.replace(result, fallback=fallback)
+    floor = _sonic_exact(dataclasses.replace(inputs, speed_mbps=max(lower)), asic)
+    d = result.derivation
+    fallback += f"; planned no lower than at {max(lower)} Mb/s ({floor.xoff} B xoff)"
+    d.notes.append(fallback)
+    if floor.xoff <= result.xoff and floor.size <= result.size:
+        return dataclasses.replace(result, fallback=fallback)
+    xoff = int(
+        d.step(
+            "xoff",
+            f"max(xoff, xoff at {max(lower)} Mb/s)  (never below the next lower speed)",
+            f"max({result.xoff}, {floor.xoff})",
+            max(result.xoff, floor.xoff),
+        )
+    )
+    size = int(
+        d.step(
+            "size",
+            f"max(size, size at {max(lower)} Mb/s)",
+            f"max({result.size}, {floor.size})",
+            max(result.size, floor.size),
+        )
+    )
+    return dataclasses.replace(result, xoff=xoff, size=size, fallback=fallback)
+
+
+def _sonic_exact(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
     d = Derivation(model="sonic-mellanox", source=SOURCE)
     d.inputs = inputs_record(inputs)
     cell = d.constant("cell_size", asic.cell_size, asic.source("cell_size"))
@@ -57,7 +100,6 @@ def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResul
             quanta * PAUSE_QUANTUM_BITS / 8,
         )
     else:
-        d.notes.append(f"{speed} Mb/s is not in the pause-quanta table: peer_response_time used")
         peer = d.step(
             "peer_response",
             "peer_response_time_kib * 1024",
@@ -147,4 +189,6 @@ def sonic_mellanox_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResul
             f"ceil_1KiB({int(xoff)} + {int(xon)}" + (f" + {mtu})" if eight_lanes else ")"),
             ceil_to(xoff + xon + extra, KIB),
         )
-    return HeadroomResult(xon=int(xon), xoff=int(xoff), size=int(size), derivation=d)
+    return HeadroomResult(
+        xon=int(xon), xoff=int(xoff), size=int(size), derivation=d, model_xoff=int(xoff)
+    )

@@ -25,6 +25,9 @@ def _record(asic: Asic, inputs: HeadroomInputs, result: HeadroomResult) -> dict:
         "xon": result.xon,
         "xoff": result.xoff,
         "size": result.size,
+        "model_xoff": result.model_xoff or result.xoff,
+        "vendor_floor_xoff": result.vendor_floor_xoff,
+        "fallback": result.fallback,
     }
 
 
@@ -59,10 +62,12 @@ def render_headroom(asic: Asic, rows: list[Row], fmt: str, out: TextIO) -> None:
             show_edge=False,
             pad_edge=False,
         )
-        for heading in ("speed", "cable m", "mtu", "lanes", "xon", "xoff", "size"):
+        floors = any(r["vendor_floor_xoff"] is not None for r in records)
+        headings = ("speed", "cable m", "mtu", "lanes", "xon", "xoff", "size")
+        for heading in headings + (("model xoff", "vendor table") if floors else ()):
             table.add_column(heading, justify="right")
         for r in records:
-            table.add_row(
+            cells = [
                 format_speed(r["speed_mbps"]),
                 str(r["cable_m"]),
                 str(r["port_mtu"]),
@@ -70,5 +75,14 @@ def render_headroom(asic: Asic, rows: list[Row], fmt: str, out: TextIO) -> None:
                 format_bytes(r["xon"]),
                 format_bytes(r["xoff"]),
                 format_bytes(r["size"]),
-            )
+            ]
+            if floors:
+                floor = r["vendor_floor_xoff"]
+                cells += [
+                    format_bytes(r["model_xoff"]),
+                    "-" if floor is None else format_bytes(floor),
+                ]
+            table.add_row(*cells)
         console().print(table)
+        for note in sorted({r["fallback"] for r in records if r["fallback"]}):
+            console().print(f"fallback: {note}")

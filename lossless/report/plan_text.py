@@ -75,8 +75,9 @@ def _budget_line(device: DevicePlan) -> str:
             f"({b.utilisation_percent}%, buffer size {b.buffer_evidence}) "
             f"{'fits' if b.fits else 'DOES NOT FIT'}"
         )
+    unlisted = f", {b.unlisted_ports} not listed" if b.unlisted_ports else ""
     return (
-        f"budget: {b.lossless_pgs} lossless PGs, "
+        f"budget: {b.lossless_pgs} lossless PGs on {b.ports} ports{unlisted}, "
         f"reserved {format_bytes(b.reserved_headroom_bytes)} B"
         f"{pool} {of}"
     )
@@ -95,15 +96,34 @@ def _shared_pool_note(device: DevicePlan) -> str | None:
     )
 
 
+def _trigger_line(device: DevicePlan) -> str | None:
+    t = device.pfc_trigger
+    if t is None or t.trigger_bytes is None:
+        return None
+    return (
+        f"pfc trigger: n = {t.sharing_pgs} PGs, B = {format_bytes(t.shared_buffer_bytes or 0)} B, "
+        f"alpha {t.alpha:g}, T = {format_bytes(t.trigger_bytes)} B, f = {t.fan_out}; "
+        f"ECN marks first up to n = {t.largest_n_ecn_before_pfc}, "
+        f"fully up to n = {t.largest_n_full_marking_before_pfc}"
+    )
+
+
 def render_plan_text(plan: FabricPlan, out: Console) -> None:
     out.print(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})")
     for device in plan.devices.values():
         out.print()
         out.print(_port_table(device))
         out.print(_budget_line(device))
-        note = _shared_pool_note(device)
-        if note:
-            out.print(note)
+        pool_note = _shared_pool_note(device)
+        if pool_note:
+            out.print(pool_note)
+        trigger = _trigger_line(device)
+        if trigger:
+            out.print(trigger)
+        for note in sorted(
+            {h.fallback for p in device.ports.values() for h in p.headroom if h.fallback}
+        ):
+            out.print(f"headroom fallback: {note}")
         ecmp = device.ecmp
         out.print(
             f"ecmp: seed {ecmp.seed} ({ecmp.seed_source}), fields {', '.join(ecmp.hash_fields)}"
