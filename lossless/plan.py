@@ -84,10 +84,10 @@ class QosMaps:
 @dataclass
 class EcmpPlan:
     hash_fields: list[str]
-    seed: int
+    seed: int | None  # None: a parsed config that does not state it
     seed_source: str
     resilient: bool
-    hashes_udp_source_port: bool
+    hashes_udp_source_port: bool | None  # None: not stated
 
 
 @dataclass

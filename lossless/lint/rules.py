@@ -173,7 +173,7 @@ def link_speed_match(fabric: FabricPlan):
     """Both ends of a link run at the same speed (and so need the same headroom)."""
     for ends in _switch_ends(fabric):
         link, a, _, b, _ = ends
-        if a.speed_mbps != b.speed_mbps:
+        if a.speed_mbps and b.speed_mbps and a.speed_mbps != b.speed_mbps:  # 0: not stated
             yield from _link_findings(
                 ends,
                 "LL107",
@@ -211,7 +211,7 @@ def server_nic_agreement(fabric: FabricPlan):
             if nic is None:
                 continue
             where = (port.source, device.name, port.name)
-            if nic.speed_mbps != port.speed_mbps:
+            if port.speed_mbps and nic.speed_mbps != port.speed_mbps:  # 0: not stated
                 yield _at(where, "LL109", f"NIC {port.peer} runs at {format_speed(nic.speed_mbps)}")
             if nic.pfc_priorities is not None and sorted(nic.pfc_priorities) != sorted(
                 port.pfc_priorities
@@ -345,7 +345,7 @@ def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
 def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
     """ECMP hashes the UDP source port: RoCE v2's destination port is always 4791, so the source
     port is the only per-flow entropy."""
-    if not device.ecmp.hashes_udp_source_port:
+    if device.ecmp.hashes_udp_source_port is False:
         yield "ECMP hash fields leave out the L4 source port: RoCE flows of a host pair polarise"
 
 
@@ -353,10 +353,11 @@ def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
 def ecmp_seed_per_tier(fabric: FabricPlan):
     """Tiers use different ECMP seeds, so a flow's choice at one tier does not repeat at the
     next (hash polarisation)."""
-    seeds: dict[int, set[str]] = {}
-    for device in fabric.devices.values():
+    seeds: dict[int | None, set[str]] = {}
+    stated = [d for d in fabric.devices.values() if d.ecmp.seed is not None]
+    for device in stated:
         seeds.setdefault(device.ecmp.seed, set()).add(device.role)
-    for device in fabric.devices.values():
+    for device in stated:
         roles = seeds[device.ecmp.seed]
         if len(roles) > 1:
             yield _at(

@@ -64,10 +64,19 @@ def top_level_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def infer_traffic_classes(device: Any) -> None:
-    """RoCE and CNP classes of a parsed device: RoCE is the lossless priority, CNP the class of
-    the strict-priority queue; each one's DSCP is the lowest DSCP mapped to it."""
+def classify_traffic(device: Any, dscps_known: bool) -> None:
+    """The classes a parsed config gives RoCE and CNP traffic.
+
+    With the inventory (`dscps_known`), the DSCPs are what the hosts send and the classes are
+    whatever the config maps those DSCPs to, so a config that puts DSCP 26 in a lossy class
+    says so. A config alone does not say which DSCPs the hosts use: RoCE is then taken as the
+    lossless priority and CNP as the class of the strict-priority queue, each one's DSCP the
+    lowest mapped to it."""
     maps = device.maps
+    if dscps_known:
+        device.roce_priority = maps.dscp_to_tc.get(device.roce_dscp, 0)
+        device.cnp_priority = maps.dscp_to_tc.get(device.cnp_dscp, 0)
+        return
     if device.lossless_priorities:
         device.roce_priority = device.lossless_priorities[0]
         dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == device.roce_priority)
