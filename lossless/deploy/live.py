@@ -11,7 +11,6 @@ commit discards the candidate.
 
 from __future__ import annotations
 
-import copy
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from nornir.core.task import Task
 from nornir.plugins.runners import ThreadedRunner
 
 from lossless.deploy.credentials import CredentialStore
+from lossless.lint.drift import drift
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
@@ -242,12 +242,10 @@ class Deployer:
         """Read the running config back, parse it, compare with the plan; '' when it matches."""
         vendor = vendor_for(device.os)
         running = connection.get_config(retrieve="running")["running"]
-        parsed = vendor.parse(
-            running, f"{device.name} (running)", device.name, hint=copy.deepcopy(device)
+        parsed = vendor.parse(running, f"{device.name} (running)", device.name, hint=device)
+        return "; ".join(
+            " ".join(x for x in (f.port, f.message) if x) for f in drift(device, parsed, vendor)
         )
-        want, have = vendor.expressed(device), vendor.expressed(parsed)
-        differing = sorted(k for k in want if want[k] != have.get(k))
-        return ", ".join(differing)
 
     def _discard(self, connection: Any) -> None:
         try:

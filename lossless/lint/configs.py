@@ -11,6 +11,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.vendors import vendor_for
@@ -34,46 +35,6 @@ def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None
                 ecn.pfc_trigger_bytes = trigger
                 ecn.min_below_trigger = ecn.min_bytes < trigger
                 ecn.max_below_trigger = ecn.max_bytes <= trigger
-
-
-def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Any) -> list[Finding]:
-    want, have = vendor.expressed(planned), vendor.expressed(parsed)
-    findings = []
-    for key in sorted(set(want) - {"ports"}):
-        if want[key] != have.get(key):
-            findings.append(
-                Finding(
-                    parsed.source,
-                    "LL200",
-                    "error",
-                    f"{key} is {have.get(key)} in the config, the plan has {want[key]}",
-                    parsed.name,
-                )
-            )
-    for name in sorted(set(want["ports"]) | set(have["ports"])):
-        planned_port, parsed_port = want["ports"].get(name), have["ports"].get(name)
-        source = parsed.ports[name].source if name in parsed.ports else parsed.source
-        if parsed_port is None:
-            findings.append(
-                Finding(source, "LL200", "error", f"{name} is not in the config", parsed.name, name)
-            )
-            continue
-        if planned_port is None:
-            continue  # a port lossless does not plan is the device's own business
-        for key in planned_port:
-            if planned_port[key] != parsed_port[key]:
-                findings.append(
-                    Finding(
-                        source,
-                        "LL200",
-                        "error",
-                        f"{key} is {parsed_port[key]} in the config, "
-                        f"the plan has {planned_port[key]}",
-                        parsed.name,
-                        name,
-                    )
-                )
-    return findings
 
 
 def fabric_from_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Finding]]:

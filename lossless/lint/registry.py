@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
 
 SEVERITIES = ("error", "warning")
 
@@ -31,14 +31,18 @@ class Rule:
     explanation: str
     source: str
     check: Callable[..., Iterable[Any]]
+    # The plan facts the rule judges (names of vendors.common PORT_FACTS/DEVICE_FACTS): a
+    # finding points where the first of them was stated (the config or inventory line).
+    facts: tuple[str, ...] = ()
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, name: str, severity: str, scope: str, source: str):
+def rule(id: str, name: str, severity: str, scope: str, source: str, facts: tuple[str, ...] = ()):
     """Register a rule. The function's docstring is its explanation. It yields messages, or
-    (severity, message) to change one finding's severity, or full Findings."""
+    (severity, message) to change one finding's severity, or full Findings. `facts` names the
+    plan facts it judges, so its findings point at the line that stated them."""
     if severity not in SEVERITIES:
         raise ValueError(severity)
 
@@ -46,7 +50,7 @@ def rule(id: str, name: str, severity: str, scope: str, source: str):
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
         explanation = " ".join((check.__doc__ or "").split())
-        RULES[id] = Rule(id, name, severity, scope, explanation, source, check)
+        RULES[id] = Rule(id, name, severity, scope, explanation, source, check, facts)
         return check
 
     return register
@@ -69,11 +73,12 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
     for device in fabric.devices.values():
         if rule_.scope == "device":
             for item in rule_.check(device, fabric):
-                yield _finding(rule_, item, device.source, device.name, None)
+                yield _finding(rule_, item, located(device, *rule_.facts), device.name, None)
             continue
         for port in device.ports.values():
             for item in rule_.check(port, device, fabric):
-                yield _finding(rule_, item, port.source, device.name, port.name)
+                source = located(port, *rule_.facts)
+                yield _finding(rule_, item, source, device.name, port.name)
 
 
 @dataclass

@@ -35,7 +35,14 @@ def _switch_ends(
             yield link, port_a, device_a, port_b, device_b
 
 
-@rule("LL101", "headroom-covers-cable", "error", "port", "physics.md 4 rule 1; sonic.md 1.4")
+@rule(
+    "LL101",
+    "headroom-covers-cable",
+    "error",
+    "port",
+    "physics.md 4 rule 1; sonic.md 1.4",
+    facts=("headroom",),
+)
 def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless priority group needs at least the headroom its link needs: the xoff and
     size the ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes.
@@ -73,7 +80,9 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             )
 
 
-@rule("LL120", "cable-length-covers-link", "error", "port", "physics.md 4 rule 2")
+@rule(
+    "LL120", "cable-length-covers-link", "error", "port", "physics.md 4 rule 2", facts=("cable_m",)
+)
 def cable_length_covers_link(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The cable length a switch is configured with (SONiC CABLE_LENGTH, Cumulus and Junos
     cable-length) is at least the real cable: the switch sizes headroom from it."""
@@ -100,7 +109,9 @@ def config_missing(*_):
     return ()
 
 
-@rule("LL102", "reserved-size-consistent", "error", "port", "physics.md 4 rule 3")
+@rule(
+    "LL102", "reserved-size-consistent", "error", "port", "physics.md 4 rule 3", facts=("headroom",)
+)
 def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The reserved size of a lossless PG holds xon plus xoff; with a shared headroom pool it
     holds xon and the pool holds xoff."""
@@ -112,7 +123,7 @@ def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricP
             yield f"PG {h.priority_group} size {h.size} B is below xon + xoff = {h.xon + h.xoff} B"
 
 
-@rule("LL103", "buffer-budget", "error", "device", "physics.md 4 rule 4")
+@rule("LL103", "buffer-budget", "error", "device", "physics.md 4 rule 4", facts=("budget",))
 def buffer_budget(device: DevicePlan, fabric: FabricPlan):
     """The headroom a switch reserves (and its shared headroom pool) must fit the ASIC's buffer.
     An overrun on a buffer size that is not confirmed is a warning; an unknown size is reported."""
@@ -131,7 +142,14 @@ def buffer_budget(device: DevicePlan, fabric: FabricPlan):
         )
 
 
-@rule("LL104", "lossless-priority-count", "error", "device", "physics.md 4 rule 5")
+@rule(
+    "LL104",
+    "lossless-priority-count",
+    "error",
+    "device",
+    "physics.md 4 rule 5",
+    facts=("lossless_priorities",),
+)
 def lossless_priority_count(device: DevicePlan, fabric: FabricPlan):
     """No more lossless priorities than the ASIC supports, and no more than two unless
     justified: every lossless class multiplies the headroom the switch must reserve."""
@@ -154,6 +172,7 @@ def link_pfc_match(fabric: FabricPlan):
                 ends,
                 "LL105",
                 f"PFC priorities {a.pfc_priorities} on {link.a} but {b.pfc_priorities} on {link.b}",
+                "pfc_priorities",
             )
 
 
@@ -164,7 +183,7 @@ def link_mtu_match(fabric: FabricPlan):
         link, a, _, b, _ = ends
         if a.mtu != b.mtu:
             yield from _link_findings(
-                ends, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}"
+                ends, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}", "mtu"
             )
 
 
@@ -179,6 +198,7 @@ def link_speed_match(fabric: FabricPlan):
                 "LL107",
                 f"{format_speed(a.speed_mbps)} on {link.a} but "
                 f"{format_speed(b.speed_mbps)} on {link.b}",
+                "speed_mbps",
             )
 
 
@@ -198,6 +218,7 @@ def link_dscp_map_match(fabric: FabricPlan):
                     "LL108",
                     f"DSCP {dscp} maps to TC {tc_a} on "
                     f"{device_a.name} but TC {tc_b} on {device_b.name}",
+                    "dscp_to_tc",
                 )
 
 
@@ -210,35 +231,49 @@ def server_nic_agreement(fabric: FabricPlan):
             nic = fabric.nics.get(port.peer or "") if port.peer_kind == "server" else None
             if nic is None:
                 continue
-            where = (port.source, device.name, port.name)
+
+            def where(fact: str, port=port, device=device) -> tuple[str, str, str]:
+                return (_fact_source(port, device, fact), device.name, port.name)
+
             if port.speed_mbps and nic.speed_mbps != port.speed_mbps:  # 0: not stated
-                yield _at(where, "LL109", f"NIC {port.peer} runs at {format_speed(nic.speed_mbps)}")
+                yield _at(
+                    where("speed_mbps"),
+                    "LL109",
+                    f"NIC {port.peer} runs at {format_speed(nic.speed_mbps)}",
+                )
             if nic.pfc_priorities is not None and sorted(nic.pfc_priorities) != sorted(
                 port.pfc_priorities
             ):
                 yield _at(
-                    where,
+                    where("pfc_priorities"),
                     "LL109",
                     f"NIC {port.peer} uses PFC priorities "
                     f"{nic.pfc_priorities}, the port {port.pfc_priorities}",
                 )
             if nic.roce_dscp is not None and nic.roce_dscp != device.roce_dscp:
                 yield _at(
-                    where,
+                    where("dscp_to_tc"),
                     "LL109",
                     f"NIC {port.peer} sends RoCE with DSCP {nic.roce_dscp}, "
                     f"the switch expects {device.roce_dscp}",
                 )
             if nic.mtu is not None and port.mtu < nic.mtu + L2_OVERHEAD:
                 yield _at(
-                    where,
+                    where("mtu"),
                     "LL109",
                     f"port MTU {port.mtu} cannot carry NIC MTU {nic.mtu} "
                     f"plus {L2_OVERHEAD} B of L2 overhead",
                 )
 
 
-@rule("LL110", "ecn-on-lossless-queue", "error", "port", "physics.md 4 rule 10")
+@rule(
+    "LL110",
+    "ecn-on-lossless-queue",
+    "error",
+    "port",
+    "physics.md 4 rule 10",
+    facts=("ecn", "pfc_priorities"),
+)
 def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless queue marks ECN, so DCQCN slows senders before PFC has to pause them."""
     if not port.lossless:
@@ -250,7 +285,14 @@ def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             yield f"lossless queue {queue} has no ECN marking"
 
 
-@rule("LL122", "no-wred-drop-on-lossless", "error", "port", "physics.md 4 rule 10")
+@rule(
+    "LL122",
+    "no-wred-drop-on-lossless",
+    "error",
+    "port",
+    "physics.md 4 rule 10",
+    facts=("wred_drop_queues",),
+)
 def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """No WRED drop on a lossless queue ("Do not enable WRED on lossless traffic flows",
     Juniper): the class is meant never to drop; only ECN marking belongs there."""
@@ -259,7 +301,7 @@ def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricP
         yield f"lossless queue {queue} has WRED drop enabled"
 
 
-@rule("LL111", "ecn-thresholds-valid", "error", "port", "physics.md 4 rule 10")
+@rule("LL111", "ecn-thresholds-valid", "error", "port", "physics.md 4 rule 10", facts=("ecn",))
 def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""
     for e in port.ecn:
@@ -272,7 +314,7 @@ def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan)
             yield f"queue {e.queue}: ECN probability {e.probability_percent}% is outside 1..100"
 
 
-@rule("LL112", "ecn-before-pfc", "error", "port", "physics.md 3.4")
+@rule("LL112", "ecn-before-pfc", "error", "port", "physics.md 3.4", facts=("ecn",))
 def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN must mark before PFC fires: Kmin below the shared-buffer level at which the PG sends
     PFC (T = alpha*B/(1+n*alpha)), and preferably Kmax too (else a warning)."""
@@ -294,7 +336,14 @@ def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
             )
 
 
-@rule("LL113", "cnp-strict-and-lossy", "error", "device", "physics.md 4 rules 11 and 21")
+@rule(
+    "LL113",
+    "cnp-strict-and-lossy",
+    "error",
+    "device",
+    "physics.md 4 rules 11 and 21",
+    facts=("queues", "tc_to_queue", "cnp"),
+)
 def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     """CNPs travel in their own class, strict priority, never PFC-paused: a paused CNP cannot
     slow the sender whose traffic caused the pause."""
@@ -305,7 +354,9 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
         yield f"CNP queue {queue} is not strict priority"
 
 
-@rule("LL121", "cnp-never-paused", "error", "port", "physics.md 4 rule 21")
+@rule(
+    "LL121", "cnp-never-paused", "error", "port", "physics.md 4 rule 21", facts=("pfc_priorities",)
+)
 def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """PFC is never enabled on the CNP priority: a paused CNP cannot slow the sender whose
     traffic caused the congestion."""
@@ -313,14 +364,23 @@ def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield f"PFC is enabled on CNP priority {device.cnp_priority}"
 
 
-@rule("LL114", "watchdog-on-pfc-ports", "error", "port", "physics.md 4 rule 8")
+@rule(
+    "LL114",
+    "watchdog-on-pfc-ports",
+    "error",
+    "port",
+    "physics.md 4 rule 8",
+    facts=("watchdog", "pfc_priorities"),
+)
 def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks."""
     if port.lossless and not (port.watchdog and port.watchdog.enabled):
         yield "PFC is on but the PFC watchdog is off"
 
 
-@rule("LL115", "watchdog-timers", "error", "port", "physics.md 4 rules 8 and 9")
+@rule(
+    "LL115", "watchdog-timers", "error", "port", "physics.md 4 rules 8 and 9", facts=("watchdog",)
+)
 def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Watchdog timers are sane: poll interval at most the detection and restoration times
     (SONiC refuses otherwise), restoration at least detection, action drop (a warning)."""
@@ -341,7 +401,14 @@ def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield "warning", f"watchdog action {wd.action}: a storm keeps spreading unless it drops"
 
 
-@rule("LL116", "ecmp-udp-source-port", "error", "device", "physics.md 4 rule 17, 5")
+@rule(
+    "LL116",
+    "ecmp-udp-source-port",
+    "error",
+    "device",
+    "physics.md 4 rule 17, 5",
+    facts=("ecmp_udp_source_port",),
+)
 def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
     """ECMP hashes the UDP source port: RoCE v2's destination port is always 4791, so the source
     port is the only per-flow entropy."""
@@ -368,7 +435,14 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
             )
 
 
-@rule("LL118", "roce-mtu", "warning", "port", "physics.md 4 rule 13; vendors.md 0 and 6")
+@rule(
+    "LL118",
+    "roce-mtu",
+    "warning",
+    "port",
+    "physics.md 4 rule 13; vendors.md 0 and 6",
+    facts=("mtu",),
+)
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214)."""
     if not port.lossless:
@@ -379,7 +453,7 @@ def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield "error", f"MTU {port.mtu} is above EOS's maximum of {EOS_MAX_MTU}"
 
 
-@rule("LL119", "scheduler-weights", "warning", "device", "vendors.md 6")
+@rule("LL119", "scheduler-weights", "warning", "device", "vendors.md 6", facts=("queues",))
 def scheduler_weights(device: DevicePlan, fabric: FabricPlan):
     """DWRR weights of a port add up to at most 100 %."""
     total = sum(q.weight or 0 for q in device.queues if q.scheduler == "dwrr")
@@ -396,10 +470,17 @@ def _at(
     return Finding(source, rule_id, severity, message, device, port)
 
 
-def _link_findings(ends: tuple, rule_id: str, message: str):
-    """One finding at each end of a link (each end's own file and line: inventory or config)."""
+def _fact_source(port: PortPlan, device: DevicePlan, fact: str) -> str:
+    """Where a port's fact (or, for a device-wide fact like a DSCP map, its device's) was
+    stated; the port's own line when neither says."""
+    return port.sources.get(fact) or device.sources.get(fact) or port.source
+
+
+def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
+    """One finding at each end of a link, each where that end states `fact` (inventory or
+    config line)."""
     _, port_a, device_a, port_b, device_b = ends
     return [
-        _at((port.source, device.name, port.name), rule_id, message)
+        _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message)
         for port, device in ((port_a, device_a), (port_b, device_b))
     ]
