@@ -20,6 +20,7 @@ from lossless.render import drift, render_fabric, write_atomically
 from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
 from lossless.report.headroom_table import render_headroom
+from lossless.report.not_expressed import not_expressed_lines
 from lossless.report.plan_text import render_plan_text
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
 
@@ -113,6 +114,7 @@ def render_command(args: argparse.Namespace) -> int:
         return 1 if drifted else 0
     report = write_atomically(folder, files)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
+    print("\n".join(not_expressed_lines(plan.devices.values())))
     return 0
 
 

@@ -104,6 +104,8 @@ class EcmpPlan:
     seed_source: str
     resilient: bool
     hashes_udp_source_port: bool | None  # None: not stated
+    # Per-switch hash offset / rotate (which hash bits pick the member), None: not stated
+    hash_offset: int | None = None
 
 
 @dataclass

@@ -91,7 +91,7 @@ class _Planner:
             max_lossless_priorities=device.asic.max_lossless_priorities,
             maps=plan_maps(policy),
             queues=plan_queues(policy),
-            ecmp=plan_ecmp(device.role, policy.ecmp, device.asic),
+            ecmp=plan_ecmp(device.name, device.role, policy.ecmp, device.asic),
             watchdog=plan_watchdog(policy.pfc_watchdog),
             headroom_settings=settings,
             budget=budget,
