@@ -76,6 +76,10 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "watchdog_poll_ms": ("PFC watchdog poll interval", _ms),
     "ecmp_seed": ("ECMP hash seed", _plain),
     "ecmp_udp_source_port": ("ECMP hash on the UDP source port", _plain),
+    "ecmp_hash_fields": ("ECMP hash fields", _plain),
+    "ecmp_hash_offset": ("ECMP hash offset", _plain),
+    "ecmp_resilient": ("ECMP resilient hashing", _plain),
+    "wred_drop_queues": ("queues with WRED drop", _plain),
     "headroom_settings": ("headroom model settings", _headroom_settings),
 }
 

@@ -105,6 +105,7 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "ecn": lambda p: sorted(
         (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
     ),
+    "wred_drop_queues": lambda p: sorted(p.wred_drop_queues),
     "watchdog_enabled": lambda p: bool(p.watchdog and p.watchdog.enabled),
     "watchdog": lambda p: (
         None
@@ -130,6 +131,9 @@ DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
     "watchdog_poll_ms": lambda d: d.watchdog.poll_ms if d.watchdog.enabled else None,
     "ecmp_seed": lambda d: d.ecmp.seed,
     "ecmp_udp_source_port": lambda d: d.ecmp.hashes_udp_source_port,
+    "ecmp_hash_fields": lambda d: sorted(d.ecmp.hash_fields),
+    "ecmp_hash_offset": lambda d: d.ecmp.hash_offset,
+    "ecmp_resilient": lambda d: d.ecmp.resilient,
     "headroom_settings": lambda d: (
         d.headroom_settings.lossless_mtu,
         d.headroom_settings.small_packet_percent,
