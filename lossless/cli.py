@@ -142,6 +142,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder of saved NIC state (DIR/<server>/<nic>/, from collect-host-state.sh)",
     )
     lint.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices and their link peers: names, comma lists or ranges "
+        "(repeatable); with --configs, only their configs are read",
+    )
+    lint.add_argument(
+        "--roce-dscp",
+        type=int,
+        choices=range(64),
+        metavar="DSCP",
+        help="with --config: the DSCP hosts send RoCE with (else read from the config)",
+    )
+    lint.add_argument(
+        "--cnp-dscp",
+        type=int,
+        choices=range(64),
+        metavar="DSCP",
+        help="with --config: the DSCP of CNPs (else read from the config)",
+    )
+    lint.add_argument(
         "--select",
         action="append",
         default=[],

@@ -23,6 +23,7 @@ from lossless.render_check import check_folder, orphan_files, unified_diff
 from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
 from lossless.report.headroom_table import render_headroom
+from lossless.report.not_expressed import not_expressed_lines
 from lossless.report.plan_text import render_plan_text
 from lossless.selection import select_devices
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
@@ -183,7 +184,8 @@ def render_command(args: argparse.Namespace) -> int:
             f"--stdout prints one device's config; {plural(len(selected), 'device')} match: "
             "name one with --device"
         )
-    files = render_fabric(plan_fabric(inventory, selected))
+    plan = plan_fabric(inventory, selected)
+    files = render_fabric(plan)
     if to_stdout:
         [text] = files.values()
         sys.stdout.write(text)
@@ -196,6 +198,7 @@ def render_command(args: argparse.Namespace) -> int:
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
     for name in orphan_files(folder, every_file):
         print(f"note: {folder / name} is no device's config in {args.inventory} (left in place)")
+    print("\n".join(not_expressed_lines(plan.devices.values())))
     return 0
 
 
@@ -232,6 +235,7 @@ def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.configs import fabric_from_config, fabric_from_configs
     from lossless.lint.registry import lint
     from lossless.lint.report import FORMATS, junit
+    from lossless.report.progress import ProgressReporter
 
     select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
     extra: list = []
@@ -239,17 +243,24 @@ def lint_command(args: argparse.Namespace) -> int:
         if args.inventory or not args.os:
             raise UsageError("--config FILE takes --os OS and no inventory")
         try:
-            plan = fabric_from_config(Path(args.config), args.os)
+            plan = fabric_from_config(Path(args.config), args.os, args.roce_dscp, args.cnp_dscp)
         except ValueError as error:
             raise UsageError(str(error)) from None
     else:
         _inventory_or_found(args, "lint")
-        plan = plan_fabric(load_inventory(args.inventory))
+        inventory = load_inventory(args.inventory)
+        chosen = (
+            select_devices(inventory.devices, args.device, args.inventory, [])
+            if args.device
+            else []
+        )
+        plan = plan_fabric(inventory, inventory.with_link_peers(chosen) or None)
         if args.configs:
             folder = Path(args.configs)
             if not folder.is_dir():
                 raise UsageError(f"--configs: {folder} is not a folder")
-            plan, extra = fabric_from_configs(plan, folder)
+            with ProgressReporter(len(plan.devices), "lint configs") as progress:
+                plan, extra = fabric_from_configs(plan, folder, progress)
         if args.host_state:
             from lossless.host_commands import read_host_state
 

@@ -146,6 +146,9 @@ class Port:
     policy: Policy
     where: Location
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    # policy key ("mtu", "ecn", "pfc_watchdog.poll_ms", ...) -> where the inventory set it
+    # (the most specific layer that did); keys left at the built-in default are absent
+    policy_origin: dict[str, Location] = field(default_factory=dict)
 
 
 @dataclass
@@ -162,6 +165,7 @@ class Device:
     where: Location
     description: str = ""
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    policy_origin: dict[str, Location] = field(default_factory=dict)  # as Port's
 
 
 @dataclass
@@ -234,6 +238,17 @@ class Inventory:
             "NIC": sum(len(s.nics) for s in self.servers.values()),
             "link": len(self.links),
         }
+    def with_link_peers(self, names: list[str]) -> list[str]:
+        """These devices and the switches at the other end of their links, in inventory order:
+        what checking a change to these devices needs (both ends of a link are compared)."""
+        chosen = set(names)
+        wanted = set(chosen)
+        for link in self.links:
+            if link.a.node in chosen:
+                wanted.add(link.b.node)
+            if link.b.node in chosen:
+                wanted.add(link.a.node)
+        return [name for name in self.devices if name in wanted]
 
     def summary(self) -> str:
         counted = ", ".join(plural(count, noun) for noun, count in self.counts().items())

@@ -11,6 +11,18 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+NOT_IN_JSON = {"json": False}  # field metadata: kept out of the plan JSON
+
+
+def located(subject: Any, *facts: str) -> str:
+    """FILE:LINE:COL where the first of these facts of a port or device plan was stated, else
+    where the port or device itself was."""
+    for fact in facts:
+        where = subject.sources.get(fact)
+        if where:
+            return where
+    return subject.source
+
 
 @dataclass
 class HeadroomPlan:
@@ -69,6 +81,10 @@ class PortPlan:
     source: str
     lint_ignore: dict[str, str] = field(default_factory=dict)  # rule ID -> reason
     wred_drop_queues: list[int] = field(default_factory=list)  # queues a config WRED-drops on
+    # Where each fact was stated (fact name as in vendors.common.PORT_FACTS -> FILE:LINE:COL):
+    # the config line a parser read it from, or the inventory line that set it. Findings
+    # about a fact point there; `source` is the fallback.
+    sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 @dataclass
@@ -91,10 +107,12 @@ class QosMaps:
 @dataclass
 class EcmpPlan:
     hash_fields: list[str]
-    seed: int
+    seed: int | None  # None: a parsed config that does not state it
     seed_source: str
     resilient: bool
-    hashes_udp_source_port: bool
+    hashes_udp_source_port: bool | None  # None: not stated
+    # Per-switch hash offset / rotate (which hash bits pick the member), None: not stated
+    hash_offset: int | None = None
 
 
 @dataclass
@@ -176,6 +194,8 @@ class DevicePlan:
     # False when the plan comes from a config that does not hold headroom (the switch sizes it)
     headroom_known: bool = True
     pfc_trigger: PfcTriggerPlan | None = None  # None when a config alone is linted
+    # Where each device fact was stated (names as in vendors.common.DEVICE_FACTS), see PortPlan
+    sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 @dataclass
@@ -250,7 +270,7 @@ def _plain(value: Any) -> Any:
         return {
             f.name: _plain(getattr(value, f.name))
             for f in dataclasses.fields(value)
-            if not f.name.startswith("_")
+            if not f.name.startswith("_") and f.metadata.get("json", True)
         }
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}

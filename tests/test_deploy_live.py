@@ -110,7 +110,10 @@ def test_commit_confirm_with_failing_post_check_is_not_confirmed(run, mock):
     assert result.code == 1
     device = _results(result)["spine1"]
     assert device["status"] == "rolled-back"
-    assert device["message"].startswith("post-check failed, not confirmed, rolled back: ports")
+    assert device["message"].startswith(
+        "post-check failed, not confirmed, rolled back: Ethernet1/1 MTU is 9000 in the config, "
+        "9100 in the plan"
+    )
 
 
 def test_commit_confirm_confirms_after_a_passing_post_check(run, mock):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 from conftest import EXAMPLES, INVENTORIES, REPO
@@ -73,11 +74,18 @@ def test_lab_maps_and_schedulers(run):
     }
 
 
-def test_ecmp_seeds_differ_per_tier_and_hash_the_udp_source_port(run):
+def test_ecmp_seeds_differ_per_switch_and_tier_and_hash_the_udp_source_port(run):
     plan = json.loads(run("plan", LAB, "--format", "json").out)
-    seeds = {d["role"]: d["ecmp"]["seed"] for d in plan["devices"].values()}
-    assert seeds == {"leaf": 0, "spine": 10}  # SONiC switch.json.j2 ToR / LeafRouter seeds
-    assert all(d["ecmp"]["hashes_udp_source_port"] for d in plan["devices"].values())
+    devices = plan["devices"].values()
+    seeds = {d["name"]: d["ecmp"]["seed"] for d in devices}
+    assert len(set(seeds.values())) == len(seeds)  # one seed per switch
+    for device in devices:
+        # the tier's block of 4,096 non-zero seeds (leaf 4096-8191, spine 8192-12287)
+        block = {"leaf": 1, "spine": 2}[device["role"]]
+        assert block * 4096 <= device["ecmp"]["seed"] < (block + 1) * 4096
+        assert 1 <= device["ecmp"]["hash_offset"] <= 15
+    assert seeds["leaf1"] == 4096 + zlib.crc32(b"leaf1") % 4096  # deterministic, from the name
+    assert all(d["ecmp"]["hashes_udp_source_port"] for d in devices)
 
 
 def test_lab_headroom_on_spectrum_is_sonic_s(run):

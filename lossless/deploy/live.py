@@ -11,7 +11,6 @@ before the commit discards the candidate.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from nornir.plugins.runners import ThreadedRunner
 from lossless.deploy.credentials import CredentialStore
 from lossless.errors import InputError, UsageError
 from lossless.files import inside
+from lossless.lint.drift import drift
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
@@ -266,12 +266,10 @@ class Deployer:
         """Read the running config back, parse it, compare with the plan; '' when it matches."""
         vendor = vendor_for(device.os)
         running = connection.get_config(retrieve="running")["running"]
-        parsed = parse_config(
-            device.os, running, f"{device.name} (running)", device.name, copy.deepcopy(device)
+        parsed = parse_config(device.os, running, f"{device.name} (running)", device.name, device)
+        return "; ".join(
+            " ".join(x for x in (f.port, f.message) if x) for f in drift(device, parsed, vendor)
         )
-        want, have = vendor.expressed(device), vendor.expressed(parsed)
-        differing = sorted(k for k in want if want[k] != have.get(k))
-        return ", ".join(differing)
 
     def _compare(self, connection: Any) -> str:
         """The device's diff of the candidate; it can hold the running config's own lines

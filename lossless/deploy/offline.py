@@ -33,12 +33,15 @@ class DeviceDiff:
         return "changed" if self.changes else "unchanged"
 
 
-def find_backup(folder: Path, device: str, extension: str) -> Path | None:
-    """The device's backup in folder; one that leads outside it (a symlink) is refused."""
+def find_backup(
+    folder: Path, device: str, extension: str, what: str = "--running"
+) -> Path | None:
+    """The device's backup in folder (`<device>.<ext>`, or as backup tools name it: Oxidized's
+    bare name, .cfg, .conf, ...); one that leads outside it (a symlink) is refused."""
     for suffix in (f".{extension}", *BACKUP_SUFFIXES):
         candidate = folder / f"{device}{suffix}"
         if candidate.is_symlink() or (candidate.exists() and not candidate.is_dir()):
-            return inside(folder, candidate.name, "--running")
+            return inside(folder, candidate.name, what)
     return None
 
 

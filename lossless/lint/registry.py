@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lossless.lists import comma_separated
-from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
 
 SEVERITIES = ("error", "warning")
 
@@ -34,14 +34,18 @@ class Rule:
     explanation: str
     source: str
     check: Callable[..., Iterable[Any]]
+    # The plan facts the rule judges (names of vendors.common PORT_FACTS/DEVICE_FACTS): a
+    # finding points where the first of them was stated (the config or inventory line).
+    facts: tuple[str, ...] = ()
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, name: str, severity: str, scope: str, source: str):
+def rule(id: str, name: str, severity: str, scope: str, source: str, facts: tuple[str, ...] = ()):
     """Register a rule. The function's docstring is its explanation. It yields messages, or
-    (severity, message) to change one finding's severity, or full Findings."""
+    (severity, message) to change one finding's severity, or full Findings. `facts` names the
+    plan facts it judges, so its findings point at the line that stated them."""
     if severity not in SEVERITIES:
         raise ValueError(severity)
 
@@ -49,7 +53,7 @@ def rule(id: str, name: str, severity: str, scope: str, source: str):
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
         explanation = " ".join((check.__doc__ or "").split())
-        RULES[id] = Rule(id, name, severity, scope, explanation, source, check)
+        RULES[id] = Rule(id, name, severity, scope, explanation, source, check, facts)
         return check
 
     return register
@@ -72,11 +76,12 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
     for device in fabric.devices.values():
         if rule_.scope == "device":
             for item in rule_.check(device, fabric):
-                yield _finding(rule_, item, device.source, device.name, None)
+                yield _finding(rule_, item, located(device, *rule_.facts), device.name, None)
             continue
         for port in device.ports.values():
             for item in rule_.check(port, device, fabric):
-                yield _finding(rule_, item, port.source, device.name, port.name)
+                source = located(port, *rule_.facts)
+                yield _finding(rule_, item, source, device.name, port.name)
 
 
 @dataclass
@@ -165,13 +170,55 @@ def lint(
     found = {f for r in chosen for f in run_rule(r, fabric)}
     found |= {f for f in extra if _selected(f.rule, selected, ignored)}
     result = LintResult([], [])
+    kept = []
     for finding in sorted(found):
         reason = suppression(fabric, finding)
         if reason is None:
-            result.findings.append(finding)
+            kept.append(finding)
         else:
             result.suppressed.append((finding, reason))
+    result.findings = one_per_cause(kept)
     return result
+
+
+SHOWN_SUBJECTS = 3
+
+
+def one_per_cause(findings: list[Finding]) -> list[Finding]:
+    """Findings of one rule with the same message at the same line have one cause (a fabric
+    MTU, a switch-wide ECN policy, a shared profile): report it once, at that line, saying
+    where else it applies, instead of once per port."""
+    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
+    for finding in findings:
+        key = (finding.source, finding.rule, finding.severity, finding.message)
+        groups.setdefault(key, []).append(finding)
+    merged = []
+    for group in groups.values():
+        first = group[0]
+        if len(group) == 1:
+            merged.append(first)
+            continue
+        devices = {f.device for f in group}
+        subjects = [
+            (f.port or "") if len(devices) == 1 else ":".join(x for x in (f.device, f.port) if x)
+            for f in group
+        ]
+        shown = ", ".join(subjects[:SHOWN_SUBJECTS])
+        more = len(subjects) - SHOWN_SUBJECTS
+        where = f"{shown} and {more} more" if more > 0 else shown
+        merged.append(
+            Finding(
+                first.source,
+                first.rule,
+                first.severity,
+                f"{first.message} ({len(group)} ports on {len(devices)} devices: {where})"
+                if len(devices) > 1
+                else f"{first.message} ({len(group)} ports: {where})",
+                first.device if len(devices) == 1 else None,
+                None,
+            )
+        )
+    return merged
 
 
 def _selected(rule_id: str, select: list[str], ignore: list[str]) -> bool:

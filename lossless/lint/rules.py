@@ -14,6 +14,10 @@ from lossless.planner.headroom_common import HeadroomInputs
 from lossless.units import format_speed, whole_metres
 
 ROCE_MIN_MTU = 9000
+# The IP MTU a 4096-byte RoCE v2 payload (the largest RDMA path MTU, the NICs' default) needs:
+# IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + payload 4096 + ICRC 4 (InfiniBand
+# Architecture Spec. vol. 1 ch. 9 header sizes; RoCE v2 = IBTA Annex A17, UDP port 4791).
+ROCE_4096_IP_MTU = 40 + 8 + 12 + 16 + 4 + 4096 + 4
 EOS_MAX_MTU = 9214
 
 
@@ -40,6 +44,7 @@ def _switch_ends(
     "error",
     "port",
     "docs/reference/physics.md 4 rule 1; docs/reference/sonic.md 1.4",
+    facts=("headroom",),
 )
 def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless priority group needs at least the headroom its link needs: the xoff the
@@ -87,7 +92,14 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         )
 
 
-@rule("LL120", "cable-length-covers-link", "error", "port", "docs/reference/physics.md 4 rule 2")
+@rule(
+    "LL120",
+    "cable-length-covers-link",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 2",
+    facts=("cable_m",),
+)
 def cable_length_covers_link(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The cable length a switch is configured with (SONiC CABLE_LENGTH, Cumulus and Junos
     cable-length) is at least the real cable: the switch sizes headroom from it."""
@@ -114,7 +126,14 @@ def config_missing(*_):
     return ()
 
 
-@rule("LL102", "reserved-size-consistent", "error", "port", "docs/reference/physics.md 4 rule 3")
+@rule(
+    "LL102",
+    "reserved-size-consistent",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 3",
+    facts=("headroom",),
+)
 def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The reserved size of a lossless PG holds xon plus xoff; with a shared headroom pool it
     holds xon and the pool holds xoff."""
@@ -132,6 +151,7 @@ def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricP
     "error",
     "device",
     "docs/reference/physics.md 4 rule 4; docs/reference/sonic.md 1.4",
+    facts=("budget",),
 )
 def buffer_budget(device: DevicePlan, fabric: FabricPlan):
     """The headroom a switch reserves on every port it really has (the platform's port count x
@@ -167,7 +187,14 @@ def buffer_budget(device: DevicePlan, fabric: FabricPlan):
         yield "error", f"the busiest port exceeds a per-port limit: {'; '.join(limits)}"
 
 
-@rule("LL104", "lossless-priority-count", "error", "device", "docs/reference/physics.md 4 rule 5")
+@rule(
+    "LL104",
+    "lossless-priority-count",
+    "error",
+    "device",
+    "docs/reference/physics.md 4 rule 5",
+    facts=("lossless_priorities",),
+)
 def lossless_priority_count(device: DevicePlan, fabric: FabricPlan):
     """No more lossless priorities than the ASIC supports, and no more than two unless
     justified: every lossless class multiplies the headroom the switch must reserve."""
@@ -190,6 +217,7 @@ def link_pfc_match(fabric: FabricPlan):
                 ends,
                 "LL105",
                 f"PFC priorities {a.pfc_priorities} on {link.a} but {b.pfc_priorities} on {link.b}",
+                "pfc_priorities",
             )
 
 
@@ -200,7 +228,7 @@ def link_mtu_match(fabric: FabricPlan):
         link, a, _, b, _ = ends
         if a.mtu != b.mtu:
             yield from _link_findings(
-                ends, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}"
+                ends, "LL106", f"MTU {a.mtu} on {link.a} but {b.mtu} on {link.b}", "mtu"
             )
 
 
@@ -209,12 +237,13 @@ def link_speed_match(fabric: FabricPlan):
     """Both ends of a link run at the same speed (and so need the same headroom)."""
     for ends in _switch_ends(fabric):
         link, a, _, b, _ = ends
-        if a.speed_mbps != b.speed_mbps:
+        if a.speed_mbps and b.speed_mbps and a.speed_mbps != b.speed_mbps:  # 0: not stated
             yield from _link_findings(
                 ends,
                 "LL107",
                 f"{format_speed(a.speed_mbps)} on {link.a} but "
                 f"{format_speed(b.speed_mbps)} on {link.b}",
+                "speed_mbps",
             )
 
 
@@ -234,10 +263,18 @@ def link_dscp_map_match(fabric: FabricPlan):
                     "LL108",
                     f"DSCP {dscp} maps to TC {tc_a} on "
                     f"{device_a.name} but TC {tc_b} on {device_b.name}",
+                    "dscp_to_tc",
                 )
 
 
-@rule("LL110", "ecn-on-lossless-queue", "error", "port", "docs/reference/physics.md 4 rule 10")
+@rule(
+    "LL110",
+    "ecn-on-lossless-queue",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 10",
+    facts=("ecn", "pfc_priorities"),
+)
 def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless queue marks ECN, so DCQCN slows senders before PFC has to pause them."""
     if not port.lossless:
@@ -249,7 +286,14 @@ def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             yield f"lossless queue {queue} has no ECN marking"
 
 
-@rule("LL122", "no-wred-drop-on-lossless", "error", "port", "docs/reference/physics.md 4 rule 10")
+@rule(
+    "LL122",
+    "no-wred-drop-on-lossless",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 10",
+    facts=("wred_drop_queues",),
+)
 def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """No WRED drop on a lossless queue ("Do not enable WRED on lossless traffic flows",
     Juniper): the class is meant never to drop; only ECN marking belongs there."""
@@ -258,7 +302,14 @@ def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricP
         yield f"lossless queue {queue} has WRED drop enabled"
 
 
-@rule("LL111", "ecn-thresholds-valid", "error", "port", "docs/reference/physics.md 4 rule 10")
+@rule(
+    "LL111",
+    "ecn-thresholds-valid",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 10",
+    facts=("ecn",),
+)
 def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""
     for e in port.ecn:
@@ -271,7 +322,14 @@ def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan)
             yield f"queue {e.queue}: ECN probability {e.probability_percent}% is outside 1..100"
 
 
-@rule("LL112", "ecn-before-pfc", "error", "port", "docs/reference/physics.md 3.4; issue 10")
+@rule(
+    "LL112",
+    "ecn-before-pfc",
+    "error",
+    "port",
+    "docs/reference/physics.md 3.4; issue 10",
+    facts=("ecn",),
+)
 def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN must mark before PFC fires, with every priority group of the switch congested: the
     platform's real port count x lossless PGs (n) share the pool B, each PG sends PFC at
@@ -308,6 +366,7 @@ def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     "error",
     "device",
     "docs/reference/physics.md 4 rules 11 and 21",
+    facts=("queues", "tc_to_queue", "cnp"),
 )
 def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     """CNPs travel in their own class, strict priority, never PFC-paused: a paused CNP cannot
@@ -319,22 +378,69 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
         yield f"CNP queue {queue} is not strict priority"
 
 
-@rule("LL121", "cnp-never-paused", "error", "port", "docs/reference/physics.md 4 rule 21")
+@rule(
+    "LL121",
+    "cnp-never-paused",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 21",
+    facts=("pfc_priorities",),
+)
 def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """PFC is never enabled on the CNP priority: a paused CNP cannot slow the sender whose
-    traffic caused the congestion."""
+    """PFC is never enabled on the CNP priority, and the CNP DSCP never lands in a no-drop
+    class: a paused CNP cannot slow the sender whose traffic caused the congestion."""
     if device.cnp_priority in port.pfc_priorities:
-        yield f"PFC is enabled on CNP priority {device.cnp_priority}"
+        yield (
+            f"CNP DSCP {device.cnp_dscp} is in traffic class {device.cnp_priority}, "
+            "which is PFC-enabled (no-drop)"
+        )
 
 
-@rule("LL114", "watchdog-on-pfc-ports", "error", "port", "docs/reference/physics.md 4 rule 8")
+@rule(
+    "LL123",
+    "ecn-within-buffer",
+    "error",
+    "port",
+    "docs/reference/physics.md 3.4; asics/catalogue.yaml buffer sizes",
+    facts=("ecn",),
+)
+def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """ECN thresholds fit in the buffer: a threshold above the switch's whole buffer (or, when
+    the ASIC is not known, above the largest buffer of any ASIC we know) never marks, so DCQCN
+    never slows senders and PFC does all the work. Usually a unit mistake (KB for B, cells)."""
+    asic = catalogue().get(device.asic)
+    if asic is not None and asic.buffer_bytes:
+        limit, what = asic.buffer_bytes, f"the {asic.buffer_bytes} B buffer of {device.asic}"
+    else:
+        limit = max(a.buffer_bytes or 0 for a in catalogue().values())
+        what = f"the {limit} B buffer of the largest ASIC known"
+    for e in port.ecn:
+        if e.min_bytes > limit or e.max_bytes > limit:
+            yield f"queue {e.queue}: ECN min {e.min_bytes} B / max {e.max_bytes} B exceed {what}"
+
+
+@rule(
+    "LL114",
+    "watchdog-on-pfc-ports",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rule 8",
+    facts=("watchdog", "pfc_priorities"),
+)
 def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks."""
     if port.lossless and not (port.watchdog and port.watchdog.enabled):
         yield "PFC is on but the PFC watchdog is off"
 
 
-@rule("LL115", "watchdog-timers", "error", "port", "docs/reference/physics.md 4 rules 8 and 9")
+@rule(
+    "LL115",
+    "watchdog-timers",
+    "error",
+    "port",
+    "docs/reference/physics.md 4 rules 8 and 9",
+    facts=("watchdog",),
+)
 def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Watchdog timers are sane: poll interval at most the detection and restoration times
     (SONiC refuses otherwise), restoration at least detection, action drop (a warning)."""
@@ -355,11 +461,18 @@ def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         yield "warning", f"watchdog action {wd.action}: a storm keeps spreading unless it drops"
 
 
-@rule("LL116", "ecmp-udp-source-port", "error", "device", "docs/reference/physics.md 4 rule 17, 5")
+@rule(
+    "LL116",
+    "ecmp-udp-source-port",
+    "error",
+    "device",
+    "docs/reference/physics.md 4 rule 17, 5",
+    facts=("ecmp_udp_source_port",),
+)
 def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
     """ECMP hashes the UDP source port: RoCE v2's destination port is always 4791, so the source
     port is the only per-flow entropy."""
-    if not device.ecmp.hashes_udp_source_port:
+    if device.ecmp.hashes_udp_source_port is False:
         yield "ECMP hash fields leave out the L4 source port: RoCE flows of a host pair polarise"
 
 
@@ -367,10 +480,11 @@ def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
 def ecmp_seed_per_tier(fabric: FabricPlan):
     """Tiers use different ECMP seeds, so a flow's choice at one tier does not repeat at the
     next (hash polarisation)."""
-    seeds: dict[int, set[str]] = {}
-    for device in fabric.devices.values():
+    seeds: dict[int | None, set[str]] = {}
+    stated = [d for d in fabric.devices.values() if d.ecmp.seed is not None]
+    for device in stated:
         seeds.setdefault(device.ecmp.seed, set()).add(device.role)
-    for device in fabric.devices.values():
+    for device in stated:
         roles = seeds[device.ecmp.seed]
         if len(roles) > 1:
             yield _at(
@@ -387,18 +501,34 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
     "warning",
     "port",
     "docs/reference/physics.md 4 rule 13; docs/reference/vendors.md 0 and 6",
+    facts=("mtu",),
 )
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214)."""
+    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214).
+    An MTU that cannot carry a 4096-byte RoCE payload is an error: RDMA falls back to a
+    smaller path MTU or drops, and the NICs' default RoCE MTU is 4096."""
     if not port.lossless:
         return
-    if port.mtu < ROCE_MIN_MTU:
+    if port.mtu < ROCE_4096_IP_MTU:
+        yield (
+            "error",
+            f"MTU {port.mtu} cannot carry a 4096-byte RoCE payload "
+            f"(needs {ROCE_4096_IP_MTU} with IPv6 and RDMA headers)",
+        )
+    elif port.mtu < ROCE_MIN_MTU:
         yield f"MTU {port.mtu} is below {ROCE_MIN_MTU} on a RoCE port"
     if device.os == "eos" and port.mtu > EOS_MAX_MTU:
         yield "error", f"MTU {port.mtu} is above EOS's maximum of {EOS_MAX_MTU}"
 
 
-@rule("LL119", "scheduler-weights", "warning", "device", "docs/reference/vendors.md 6")
+@rule(
+    "LL119",
+    "scheduler-weights",
+    "warning",
+    "device",
+    "docs/reference/vendors.md 6",
+    facts=("queues",),
+)
 def scheduler_weights(device: DevicePlan, fabric: FabricPlan):
     """DWRR weights of a port add up to at most 100 %."""
     total = sum(q.weight or 0 for q in device.queues if q.scheduler == "dwrr")
@@ -415,11 +545,18 @@ def _at(
     return Finding(source, rule_id, severity, message, device, port)
 
 
-def _link_findings(ends: tuple, rule_id: str, message: str):
-    """One finding at each end of a link (each end's own file and line: inventory or config)."""
+def _fact_source(port: PortPlan, device: DevicePlan, fact: str) -> str:
+    """Where a port's fact (or, for a device-wide fact like a DSCP map, its device's) was
+    stated; the port's own line when neither says."""
+    return port.sources.get(fact) or device.sources.get(fact) or port.source
+
+
+def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
+    """One finding at each end of a link, each where that end states `fact` (inventory or
+    config line)."""
     _, port_a, device_a, port_b, device_b = ends
     return [
-        _at((port.source, device.name, port.name), rule_id, message)
+        _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message)
         for port, device in ((port_a, device_a), (port_b, device_b))
     ]
 

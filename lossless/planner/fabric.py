@@ -24,6 +24,7 @@ from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.planner.hosts import plan_nics
 from lossless.planner.pfc_trigger import Trigger, plan_trigger, real_ports
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
+from lossless.planner.sources import attach_sources
 from lossless.units import whole_metres
 
 TRIGGER_SOURCE = (
@@ -129,7 +130,7 @@ class _Planner:
             max_lossless_priorities=device.asic.max_lossless_priorities,
             maps=plan_maps(policy),
             queues=plan_queues(policy),
-            ecmp=plan_ecmp(device.role, policy.ecmp, device.asic),
+            ecmp=plan_ecmp(device.name, device.role, policy.ecmp, device.asic),
             watchdog=plan_watchdog(policy.pfc_watchdog),
             headroom_settings=settings,
             budget=budget,
@@ -243,6 +244,7 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         for name, device in inventory.devices.items()
         if not only or name in only
     }
+    attach_sources(devices, inventory)
     links = [
         LinkPlan(str(link.a), str(link.b), link.cable_m, str(link.where))
         for link in inventory.links

@@ -7,6 +7,7 @@ from rich.table import Table
 
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.units import format_bytes, format_speed
+from lossless.vendors import not_expressed
 
 
 def _flag(value: bool | None, good: str = "yes", bad: str = "NO") -> str:
@@ -126,8 +127,8 @@ def render_plan_text(plan: FabricPlan, out: Console) -> None:
             out.print(f"headroom fallback: {note}")
         ecmp = device.ecmp
         out.print(
-            f"ecmp: seed {ecmp.seed} ({ecmp.seed_source}), fields {', '.join(ecmp.hash_fields)}"
-            f", resilient {'on' if ecmp.resilient else 'off'}"
+            f"ecmp: seed {ecmp.seed} ({ecmp.seed_source}), offset {ecmp.hash_offset}, "
+            f"fields {', '.join(ecmp.hash_fields)}, resilient {'on' if ecmp.resilient else 'off'}"
         )
         queues = ", ".join(
             f"q{q.queue} {q.traffic} {q.scheduler}{'' if q.weight is None else f' {q.weight}%'}"
@@ -143,3 +144,5 @@ def render_plan_text(plan: FabricPlan, out: Console) -> None:
             f"pfc watchdog: {'on' if wd.enabled else 'off'}, detection {wd.detection_ms} ms, "
             f"restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms, action {wd.action}"
         )
+        for what, why in not_expressed(device):
+            out.print(f"not expressed in {device.os} config: {what} ({why})")

@@ -3,11 +3,16 @@
 Each module exposes TEMPLATE (under templates/), EXTENSION (of the rendered file) and
 context(device, fabric) -> dict, the values the template prints. Unit conversions and names
 happen here; the templates compute nothing. Nothing outside this package knows a syntax.
+
+A plan value an OS's config cannot say is never dropped silently: the module lists it in
+NOT_EXPRESSED (key of PLAN_VALUES -> why, with the source), and `plan` and `render` show it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from lossless.vendors import cumulus, eos, junos, nxos, sonic
 
@@ -22,3 +27,30 @@ VENDORS: dict[str, ModuleType] = {
 
 def vendor_for(os_name: str) -> ModuleType:
     return VENDORS[os_name]
+
+
+# Plan values some OS configs cannot hold: key -> (what a reader calls it, is it asked for).
+PLAN_VALUES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "ecmp.seed": ("ECMP hash seed", lambda d: d.ecmp.seed is not None),
+    "ecmp.hash_offset": ("ECMP hash offset / rotate", lambda d: d.ecmp.hash_offset is not None),
+    "ecmp.hash_fields": ("ECMP hash fields", lambda d: bool(d.ecmp.hash_fields)),
+    "ecmp.resilient": ("ECMP resilient hashing", lambda d: d.ecmp.resilient),
+    "pfc_watchdog.timers": (
+        "PFC watchdog timers",
+        lambda d: any(p.watchdog and p.watchdog.enabled for p in d.ports.values()),
+    ),
+    "headroom.bytes": (
+        "PFC headroom bytes (the switch sizes headroom itself)",
+        lambda d: any(p.headroom for p in d.ports.values()),
+    ),
+}
+
+
+def not_expressed(device: Any) -> list[tuple[str, str]]:
+    """(what, why) for every value the device's plan asks for that its OS's config cannot say."""
+    vendor = vendor_for(device.os)
+    return [
+        (PLAN_VALUES[key][0], why)
+        for key, why in getattr(vendor, "NOT_EXPRESSED", {}).items()
+        if PLAN_VALUES[key][1](device)
+    ]

@@ -59,10 +59,19 @@ def top_level_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def infer_traffic_classes(device: Any) -> None:
-    """RoCE and CNP classes of a parsed device: RoCE is the lossless priority, CNP the class of
-    the strict-priority queue; each one's DSCP is the lowest DSCP mapped to it."""
+def classify_traffic(device: Any, dscps_known: bool) -> None:
+    """The classes a parsed config gives RoCE and CNP traffic.
+
+    With the inventory (`dscps_known`), the DSCPs are what the hosts send and the classes are
+    whatever the config maps those DSCPs to, so a config that puts DSCP 26 in a lossy class
+    says so. A config alone does not say which DSCPs the hosts use: RoCE is then taken as the
+    lossless priority and CNP as the class of the strict-priority queue, each one's DSCP the
+    lowest mapped to it."""
     maps = device.maps
+    if dscps_known:
+        device.roce_priority = maps.dscp_to_tc.get(device.roce_dscp, 0)
+        device.cnp_priority = maps.dscp_to_tc.get(device.cnp_dscp, 0)
+        return
     if device.lossless_priorities:
         device.roce_priority = device.lossless_priorities[0]
         dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == device.roce_priority)
@@ -91,6 +100,7 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "ecn": lambda p: sorted(
         (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
     ),
+    "wred_drop_queues": lambda p: sorted(p.wred_drop_queues),
     "watchdog_enabled": lambda p: bool(p.watchdog and p.watchdog.enabled),
     "watchdog": lambda p: (
         None
@@ -116,6 +126,9 @@ DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
     "watchdog_poll_ms": lambda d: d.watchdog.poll_ms if d.watchdog.enabled else None,
     "ecmp_seed": lambda d: d.ecmp.seed,
     "ecmp_udp_source_port": lambda d: d.ecmp.hashes_udp_source_port,
+    "ecmp_hash_fields": lambda d: sorted(d.ecmp.hash_fields),
+    "ecmp_hash_offset": lambda d: d.ecmp.hash_offset,
+    "ecmp_resilient": lambda d: d.ecmp.resilient,
     "headroom_settings": lambda d: (
         d.headroom_settings.lossless_mtu,
         d.headroom_settings.small_packet_percent,

@@ -165,6 +165,13 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
     )
 
 
+# Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
+NOT_EXPRESSED = {
+    "ecmp.hash_offset": "NVUE has no hash offset",
+    "ecmp.resilient": "NVUE resilient hashing not rendered yet",
+    "headroom.bytes": "Cumulus sizes PFC headroom from the port's cable-length",
+}
+
 DIFF_KIND = "nvue-commands"
 
 

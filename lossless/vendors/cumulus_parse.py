@@ -18,8 +18,8 @@ from ruamel.yaml.nodes import SequenceNode
 from lossless.inventory.yamlsource import parse_yaml_text
 from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
 from lossless.units import parse_speed
-from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config
-from lossless.vendors.skeleton import skeleton_device, skeleton_port
+from lossless.vendors.common import classify_traffic, queue_plan, read_config
+from lossless.vendors.skeleton import new_port, skeleton_device
 
 PROFILE = "default-global"
 
@@ -31,7 +31,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     for position, operation in enumerate(document.data):
         if isinstance(operation, dict) and isinstance(operation.get("set"), dict):
             tree, index = operation["set"], position
-    device = copy.deepcopy(hint) if hint is not None else skeleton_device(name, "cumulus", file)
+    device = skeleton_device(name, "cumulus", file, hint)
     qos = tree.get("qos", {})
     maps = device.maps
     maps.dscp_to_tc = dict.fromkeys(range(64), 0)
@@ -64,7 +64,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     for port_name, entry in tree.get("interface", {}).items():
         line, column = document.mark((index, "set", "interface", port_name), key=True)
         source = f"{file}:{line}:{column}"
-        port = copy.deepcopy(device.ports.get(port_name) or skeleton_port(port_name, source))
+        port = new_port(hint, port_name, source)
         port.source = source
         link = entry.get("link", {})
         if "mtu" in link:
@@ -120,9 +120,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         device.ecmp.seed = int(forwarding["hash-seed"])
     if "ecmp-hash" in forwarding:
         device.ecmp.hashes_udp_source_port = forwarding["ecmp-hash"].get("source-port") == "on"
-    infer_traffic_classes(device)
-    if hint is None:
-        device.headroom_known = False  # Cumulus sizes headroom from cable-length
+    classify_traffic(device, dscps_known=hint is not None)
+    device.headroom_known = False  # Cumulus sizes headroom from cable-length
     device.source = f"{file}:1:1"
     return device
 

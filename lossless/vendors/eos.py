@@ -152,6 +152,15 @@ OWNED_SECTIONS = (
 OWNED_INTERFACE_LINES = ("mtu ", "speed ", "description ", "service-profile ", "tx-queue ")
 
 
+# Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
+NOT_EXPRESSED = {
+    "ecmp.seed": "EOS load-balance seed not rendered yet",
+    "ecmp.hash_offset": "EOS has no per-switch hash offset in our output yet",
+    "ecmp.hash_fields": "EOS load-balance fields not rendered yet",
+    "ecmp.resilient": "EOS resilient ECMP not rendered yet",
+    "headroom.bytes": "EOS sizes PFC headroom itself (only Trident MMU takes bytes)",
+}
+
 DIFF_KIND = "remediation"
 
 

@@ -16,8 +16,8 @@ from hier_config import Platform, get_hconfig
 
 from lossless.asics import catalogue
 from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
-from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config, top_level_lines
-from lossless.vendors.skeleton import skeleton_device, skeleton_port
+from lossless.vendors.common import classify_traffic, queue_plan, read_config, top_level_lines
+from lossless.vendors.skeleton import new_port, skeleton_device
 
 _ECN = re.compile(
     r"random-detect ecn minimum-threshold (\d+) (\w+) maximum-threshold (\d+) (\w+)"
@@ -77,7 +77,7 @@ def _profile(node: Any, cell: int) -> dict[str, Any]:
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     tree = get_hconfig(Platform.ARISTA_EOS, text)
     lines = top_level_lines(text)
-    device = copy.deepcopy(hint) if hint is not None else skeleton_device(name, "eos", file)
+    device = skeleton_device(name, "eos", file, hint)
     asic = catalogue().get(device.asic)
     cell = asic.cell_size if asic else 256
     maps = device.maps
@@ -115,7 +115,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     ports = {}
     for port_name, node, line in interfaces:
         source = f"{file}:{line}:1"
-        port = copy.deepcopy(device.ports.get(port_name) or skeleton_port(port_name, source))
+        port = new_port(hint, port_name, source)
         port.source = source
         profile = None
         for child in (c.text for c in node.children):
@@ -157,9 +157,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         ]
     device.watchdog = copy.copy(watchdog)
     device.watchdog.enabled = bool(used and used["watchdog"])
-    infer_traffic_classes(device)
-    if hint is None:
-        device.headroom_known = False  # EOS sizes headroom itself (no knob outside Trident MMU)
+    classify_traffic(device, dscps_known=hint is not None)
+    device.headroom_known = False  # EOS sizes headroom itself (no knob outside Trident MMU)
     device.source = f"{file}:1:1"
     return device
 

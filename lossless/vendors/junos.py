@@ -126,6 +126,14 @@ OWNED_STATEMENTS = ("set class-of-service ", "set forwarding-options hash-key ")
 _INTERFACE_LINE = re.compile(r"set interfaces (\S+) (mtu|description) ")
 
 
+# Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
+NOT_EXPRESSED = {
+    "ecmp.seed": "Junos hash seed not rendered yet",
+    "ecmp.hash_offset": "Junos has no hash offset in our output",
+    "ecmp.resilient": "Junos resilient hashing not rendered yet",
+    "headroom.bytes": "Junos sizes PFC headroom from the cable-length of the CNP profile",
+}
+
 DIFF_KIND = "set-commands"
 
 

@@ -18,8 +18,8 @@ from typing import Any
 from hier_config import Platform, get_hconfig
 
 from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
-from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config
-from lossless.vendors.skeleton import skeleton_device, skeleton_port
+from lossless.vendors.common import classify_traffic, queue_plan, read_config
+from lossless.vendors.skeleton import new_port, skeleton_device
 
 DEFAULT_CLASS_QUEUES = {"best-effort": 0}  # QFX default forwarding class [UNV for others]
 _COS = "set class-of-service "
@@ -42,7 +42,7 @@ def _block_lines(text: str) -> dict[str, int]:
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     statements = _statements(text)
     blocks = _block_lines(text)
-    device = copy.deepcopy(hint) if hint is not None else skeleton_device(name, "junos", file)
+    device = skeleton_device(name, "junos", file, hint)
     mtus: dict[str, int] = {}
     code_points: dict[int, str] = {}  # dscp -> forwarding class
     classes: dict[str, dict[str, Any]] = {
@@ -129,7 +129,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     ports = {}
     for port_name, mtu in mtus.items():
         source = f"{file}:{blocks.get(port_name, 1)}:1"
-        port = copy.deepcopy(device.ports.get(port_name) or skeleton_port(port_name, source))
+        port = new_port(hint, port_name, source)
         port.source, port.mtu = source, mtu
         port_profile = profiles.get(interface_profile.get(port_name, ""))
         port.lossless = bool(port_profile and port_profile["pfc"] and priorities)
@@ -185,9 +185,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     if watchdogs:
         device.watchdog = copy.copy(watchdogs[0])
     device.ecmp.hashes_udp_source_port = layer4
-    infer_traffic_classes(device)
-    if hint is None:
-        device.headroom_known = False  # Junos sizes headroom from cable-length
+    classify_traffic(device, dscps_known=hint is not None)
+    device.headroom_known = False  # Junos sizes headroom from cable-length
     device.source = f"{file}:1:1"
     return device
 

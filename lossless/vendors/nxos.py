@@ -111,6 +111,13 @@ OWNED_INTERFACE_LINES = (
 )
 
 
+# Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
+NOT_EXPRESSED = {
+    "ecmp.hash_offset": "`ip load-sharing ... rotate` not rendered yet",
+    "ecmp.resilient": "NX-OS resilient hashing not rendered yet",
+    "pfc_watchdog.timers": "only `priority-flow-control watch-dog-interval on` is rendered",
+}
+
 DIFF_KIND = "remediation"
 
 

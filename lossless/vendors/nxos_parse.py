@@ -17,8 +17,8 @@ from typing import Any
 from hier_config import Platform, get_hconfig
 
 from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
-from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config, top_level_lines
-from lossless.vendors.skeleton import skeleton_device, skeleton_port
+from lossless.vendors.common import classify_traffic, queue_plan, read_config, top_level_lines
+from lossless.vendors.skeleton import new_port, skeleton_device
 
 _UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000}
 _ECN = re.compile(
@@ -42,7 +42,7 @@ def _children(node: Any) -> list[Any]:
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     tree = get_hconfig(Platform.CISCO_NXOS, text)
     lines = top_level_lines(text)
-    device = copy.deepcopy(hint) if hint is not None else skeleton_device(name, "nxos", file)
+    device = skeleton_device(name, "nxos", file, hint)
     class_dscps: dict[str, list[int]] = {}
     qos_groups: dict[str, int] = {}
     no_drop: list[int] = []
@@ -111,7 +111,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     ports = {}
     for port_name, node, line in interfaces:
         source = f"{file}:{line}:1"
-        port = copy.deepcopy(device.ports.get(port_name) or skeleton_port(port_name, source))
+        port = new_port(hint, port_name, source)
         port.source = source
         children = [c.text for c in _children(node)]
         for child in children:
@@ -140,9 +140,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         for q, e in sorted(egress.items())
         if e["strict"] or e["weight"]
     ]
-    infer_traffic_classes(device)
-    if hint is None:
-        device.headroom_known = False  # per-port headroom is not in an NX-OS config
+    classify_traffic(device, dscps_known=hint is not None)
+    device.headroom_known = False  # per-port headroom is not in an NX-OS config
     device.source = f"{file}:1:1"
     return device
 

@@ -1,11 +1,25 @@
-"""Plans for what a config alone cannot say (linting a config without an inventory).
+"""Where a parsed config starts: an empty device that knows only what a config cannot say.
 
-A parser starts from the inventory's plan of the device when there is one; otherwise from
-these skeletons, whose unknown facts are chosen so that no rule fires on them: no ASIC
-(headroom is not recomputed, the budget is not checked), ECMP assumed fine, no peers.
+Parsers read what is there and nothing else. A setting the config does not state takes the
+OS's default (each parser sets those) or stays unknown; it is never filled in from the plan,
+so a missing line is a difference that drift (LL200) and the rules see.
+
+From the inventory's plan of the device (`identity`), when there is one, a parsed device
+takes only facts no switch config holds:
+* device: role, ASIC, platform, management address, `lint_ignore`, the ASIC's lossless
+  priority limit, the buffer budget (computed from the ASIC), and the headroom model's
+  traffic assumptions (lossless MTU, small-packet share, gearbox delay), which describe the
+  traffic and the hardware, not a setting (parsers of OSes that state them overwrite them),
+  and the RoCE and CNP DSCPs, which are what the hosts send;
+* port: peer and peer kind (the cable), `lint_ignore`.
+
+Without an inventory the unknown facts are chosen so that no rule fires on them: no ASIC
+(headroom is not recomputed, the budget is not checked), ECMP unknown, no peers.
 """
 
 from __future__ import annotations
+
+import copy
 
 from lossless.plan import (
     BudgetPlan,
@@ -20,15 +34,27 @@ from lossless.plan import (
 UNKNOWN = "unknown"
 
 
-def skeleton_device(name: str, os_name: str, file: str) -> DevicePlan:
-    identity = {p: p for p in range(8)}
-    return DevicePlan(
+def unknown_ecmp() -> EcmpPlan:
+    """ECMP a config does not state: no seed, no fields, nothing for the rules to judge."""
+    return EcmpPlan([], None, "not in the config", False, None)
+
+
+def skeleton_device(
+    name: str, os_name: str, file: str, identity: DevicePlan | None = None
+) -> DevicePlan:
+    """An empty device of this OS; with `identity` (the inventory's plan of the device), the
+    facts listed in the module docstring are taken from it, nothing else."""
+    identity_map = {p: p for p in range(8)}
+    device = DevicePlan(
         name=name,
         role="leaf",
         os=os_name,
         asic=UNKNOWN,
         platform=None,
         mgmt=None,
+        # The traffic's DSCPs are what hosts send: the inventory's, else the documented defaults
+        # (RoCE 26, CNP 48: NVIDIA NIC and Cumulus `qos roce` defaults). Their classes are
+        # what the config maps them to (classify_traffic).
         roce_dscp=26,
         roce_priority=3,
         cnp_dscp=48,
@@ -36,25 +62,43 @@ def skeleton_device(name: str, os_name: str, file: str) -> DevicePlan:
         lossless_priorities=[],
         max_lossless_priorities=8,
         maps=QosMaps(
-            dict.fromkeys(range(64), 0), dict(identity), dict.fromkeys(range(8), 0), dict(identity)
+            dict.fromkeys(range(64), 0),
+            dict(identity_map),
+            dict.fromkeys(range(8), 0),
+            dict(identity_map),
         ),
         queues=[],
-        ecmp=EcmpPlan([], 0, "not in the config", False, True),
+        ecmp=unknown_ecmp(),
         watchdog=WatchdogPlan(False, 0, 0, 0, "drop"),
         headroom_settings=HeadroomSettings(1024, 50, False, None, 0),
         budget=BudgetPlan(None, "none", 0, 0, 0, None, 0, None, None, None, 0, None, ""),
         ports={},
         source=f"{file}:1:1",
     )
+    if identity is not None:
+        device.role = identity.role
+        device.asic = identity.asic
+        device.platform = identity.platform
+        device.mgmt = identity.mgmt
+        device.lint_ignore = dict(identity.lint_ignore)
+        device.max_lossless_priorities = identity.max_lossless_priorities
+        device.budget = copy.deepcopy(identity.budget)
+        device.headroom_settings = copy.deepcopy(identity.headroom_settings)
+        device.roce_dscp = identity.roce_dscp
+        device.cnp_dscp = identity.cnp_dscp
+    return device
 
 
-def skeleton_port(name: str, source: str) -> PortPlan:
-    return PortPlan(
+def skeleton_port(
+    name: str, source: str, identity: PortPlan | None = None, mtu: int = 0
+) -> PortPlan:
+    """An empty port at `source` with the OS's default MTU; peer facts from `identity`."""
+    port = PortPlan(
         name=name,
         description="",
         speed_mbps=0,
         lanes=0,
-        mtu=0,
+        mtu=mtu,
         peer=None,
         peer_kind=None,
         cable_m=None,
@@ -65,3 +109,13 @@ def skeleton_port(name: str, source: str) -> PortPlan:
         watchdog=None,
         source=source,
     )
+    if identity is not None:
+        port.peer = identity.peer
+        port.peer_kind = identity.peer_kind
+        port.lint_ignore = dict(identity.lint_ignore)
+    return port
+
+
+def new_port(identity: DevicePlan | None, name: str, source: str, mtu: int = 0) -> PortPlan:
+    """A parsed port: empty, with the peer facts the inventory's plan has for it."""
+    return skeleton_port(name, source, identity.ports.get(name) if identity else None, mtu)

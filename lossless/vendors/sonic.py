@@ -214,6 +214,14 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
     )
 
 
+# Plan values this fragment does not render yet (vendors/__init__.py PLAN_VALUES).
+NOT_EXPRESSED = {
+    "ecmp.seed": "ECMP hashing lives in SONiC's SWITCH_HASH / switch.json, not rendered yet",
+    "ecmp.hash_offset": "ECMP hashing lives in SONiC's SWITCH_HASH / switch.json, not rendered yet",
+    "ecmp.hash_fields": "ECMP hashing lives in SONiC's SWITCH_HASH / switch.json, not rendered yet",
+    "ecmp.resilient": "not rendered yet",
+}
+
 DIFF_KIND = "json-patch"
 OWNED_PORT_FIELDS = ("mtu", "speed")
 # Tables keyed by port ("Ethernet0" or "Ethernet0|3"): every entry of our ports is ours.

@@ -25,8 +25,8 @@ from lossless.plan import (
     QueuePlan,
     WatchdogPlan,
 )
-from lossless.vendors.common import infer_traffic_classes, queue_plan, read_config
-from lossless.vendors.skeleton import skeleton_device, skeleton_port
+from lossless.vendors.common import classify_traffic, queue_plan, read_config
+from lossless.vendors.skeleton import new_port, skeleton_device
 
 
 def _ints(text: str) -> list[int]:
@@ -47,15 +47,14 @@ def _cable_m(text: str) -> float | None:
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     document = _json_document(text, file)
     db: dict[str, Any] = document.data
-    device = copy.deepcopy(hint) if hint is not None else skeleton_device(name, "sonic", file)
+    device = skeleton_device(name, "sonic", file, hint)
     where = _Where(document)
     ports_table = db.get("PORT", {})
     qos_table = db.get("PORT_QOS_MAP", {})
     cables = db.get("CABLE_LENGTH", {}).get("AZURE", {})
     ports: dict[str, PortPlan] = {}
     for port_name in ports_table:
-        base = device.ports.get(port_name) or skeleton_port(port_name, where.at("PORT", port_name))
-        port = copy.deepcopy(base)
+        port = new_port(hint, port_name, where.at("PORT", port_name))
         fields = ports_table[port_name]
         port.source = where.at("PORT", port_name)
         if "speed" in fields:
@@ -76,7 +75,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         port.watchdog = _watchdog(db, port_name, qos, device.watchdog.poll_ms)
         ports[port_name] = port
     device.ports = ports
-    _device_facts(device, db)
+    _device_facts(device, db, dscps_known=hint is not None)
     device.source = f"{file}:1:1"
     return device
 
@@ -207,7 +206,7 @@ def _watchdog(
     )
 
 
-def _device_facts(device: DevicePlan, db: dict[str, Any]) -> None:
+def _device_facts(device: DevicePlan, db: dict[str, Any], dscps_known: bool) -> None:
     qos_entries = [v for k, v in db.get("PORT_QOS_MAP", {}).items() if k != "global"]
     first = next(
         (q for q in qos_entries if q.get("pfc_enable")), qos_entries[0] if qos_entries else {}
@@ -238,7 +237,7 @@ def _device_facts(device: DevicePlan, db: dict[str, Any]) -> None:
         queues.append(queue_plan(queue, strict, int(scheduler.get("weight", 0)), lossless_queues))
     if queues:
         device.queues = sorted(queues, key=lambda q: q.queue)
-    infer_traffic_classes(device)
+    classify_traffic(device, dscps_known)
     wd_global = db.get("PFC_WD", {}).get("GLOBAL")
     if wd_global:
         device.watchdog.poll_ms = int(wd_global.get("POLL_INTERVAL", device.watchdog.poll_ms))

@@ -1,0 +1,202 @@
+"""Drift (LL200): the settings a parsed config states that differ from the plan, said in a
+network engineer's terms, at the line of the config that states them.
+
+The facts compared are what the device's OS can express (`vendor.expressed`): a fact the
+config leaves out reads as the OS default or "not set", so a missing line is drift too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lossless.lint.registry import Finding
+from lossless.plan import DevicePlan, located
+from lossless.units import format_speed
+
+NOT_SET = "not set"
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return NOT_SET
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value) if value else "none"
+    return str(value)
+
+
+def _ms(value: Any) -> str:
+    return NOT_SET if value is None else f"{value} ms"
+
+
+def _speed(value: Any) -> str:
+    return NOT_SET if not value else format_speed(value)
+
+
+def _metres(value: Any) -> str:
+    return NOT_SET if value is None else f"{value} m"
+
+
+def _class(value: Any) -> str:
+    dscp, priority = value
+    return f"DSCP {dscp} in TC {priority}"
+
+
+def _watchdog(value: Any) -> str:
+    if value is None:
+        return NOT_SET
+    enabled, detection, restoration, action = value
+    if not enabled:
+        return "off"
+    return f"on, detection {detection} ms, restoration {restoration} ms, action {action}"
+
+
+def _headroom_settings(value: Any) -> str:
+    mtu, small, shared, dynamic_th = value
+    pool = "shared headroom pool" if shared else "no shared headroom pool"
+    return f"lossless MTU {mtu}, {small}% small packets, {pool}, dynamic_th {dynamic_th}"
+
+
+# fact -> (label, format of one value); facts whose values are keyed collections are compared
+# entry by entry instead (KEYED below).
+LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
+    "speed_mbps": ("speed", _speed),
+    "lanes": ("lanes", _plain),
+    "mtu": ("MTU", _plain),
+    "lossless": ("lossless (PFC on)", _plain),
+    "pfc_priorities": ("PFC priorities", _plain),
+    "cable_m": ("cable length", _metres),
+    "watchdog_enabled": ("PFC watchdog", lambda v: "on" if v else "off"),
+    "watchdog": ("PFC watchdog", _watchdog),
+    "lossless_priorities": ("lossless priorities", _plain),
+    "roce": ("RoCE class", _class),
+    "cnp": ("CNP class", _class),
+    "watchdog_poll_ms": ("PFC watchdog poll interval", _ms),
+    "ecmp_seed": ("ECMP hash seed", _plain),
+    "ecmp_udp_source_port": ("ECMP hash on the UDP source port", _plain),
+    "ecmp_hash_fields": ("ECMP hash fields", _plain),
+    "ecmp_hash_offset": ("ECMP hash offset", _plain),
+    "ecmp_resilient": ("ECMP resilient hashing", _plain),
+    "wred_drop_queues": ("queues with WRED drop", _plain),
+    "headroom_settings": ("headroom model settings", _headroom_settings),
+}
+
+
+def _map_entries(value: dict) -> dict[Any, str]:
+    return {key: str(entry) for key, entry in value.items()}
+
+
+def _queue_entries(value: list) -> dict[Any, str]:
+    entries = {}
+    for queue, scheduler, weight, lossless, traffic in value:
+        how = "strict" if scheduler == "strict" else f"DWRR {weight}%"
+        entries[queue] = f"{how}{', lossless' if lossless else ''} ({traffic})"
+    return entries
+
+
+def _headroom_entries(value: list) -> dict[Any, str]:
+    return {pg: f"xon {xon} xoff {xoff} size {size} B" for pg, xon, xoff, size in value}
+
+
+def _ecn_entries(value: list) -> dict[Any, str]:
+    return {q: f"min {lo} max {hi} B, {p}%" for q, lo, hi, p in value}
+
+
+# fact -> (label, name of one entry, entries of a value)
+KEYED: dict[str, tuple[str, str, Callable[[Any], dict[Any, str]]]] = {
+    "dscp_to_tc": ("DSCP to traffic-class map", "DSCP", _map_entries),
+    "tc_to_queue": ("traffic-class to queue map", "TC", _map_entries),
+    "tc_to_pg": ("traffic-class to priority-group map", "TC", _map_entries),
+    "pfc_priority_to_queue": ("PFC priority to queue map", "priority", _map_entries),
+    "queues": ("egress scheduling", "queue", _queue_entries),
+    "headroom": ("PFC headroom", "PG", _headroom_entries),
+    "ecn": ("ECN", "queue", _ecn_entries),
+}
+
+
+def _order(key: Any) -> tuple[int, Any]:
+    return (0, key) if isinstance(key, int) else (1, str(key))
+
+
+def _runs(keys: list[Any]) -> str:
+    """[24, 25, 26, 30] -> '24-26, 30' for integer keys."""
+    if not all(isinstance(k, int) for k in keys):
+        return ", ".join(str(k) for k in keys)
+    parts, start, previous = [], keys[0], keys[0]
+    for key in [*keys[1:], None]:
+        if key is not None and key == previous + 1:
+            previous = key
+            continue
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+        if key is not None:
+            start = previous = key
+    return ", ".join(parts)
+
+
+def describe(fact: str, have: Any, want: Any) -> str:
+    """One line saying how the config's value of a fact differs from the plan's."""
+    if fact in KEYED:
+        label, entry_name, entries = KEYED[fact]
+        have_entries = entries(have) if have is not None else {}
+        want_entries = entries(want) if want is not None else {}
+        by_change: dict[tuple[str, str], list[Any]] = {}
+        for key in sorted(set(have_entries) | set(want_entries), key=_order):
+            pair = (have_entries.get(key, NOT_SET), want_entries.get(key, NOT_SET))
+            if pair[0] != pair[1]:
+                by_change.setdefault(pair, []).append(key)
+        changes = [
+            f"{entry_name} {_runs(keys)}: {config} in the config, {plan} in the plan"
+            for (config, plan), keys in by_change.items()
+        ]
+        return f"{label}: " + "; ".join(changes)
+    label, show = LABELS.get(fact, (fact.replace("_", " "), _plain))
+    return f"{label} is {show(have)} in the config, {show(want)} in the plan"
+
+
+def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Any) -> list[Finding]:
+    """LL200 findings: every fact the OS can express whose parsed value differs from the plan."""
+    want, have = vendor.expressed(planned), vendor.expressed(parsed)
+    findings = []
+    for key in sorted(set(want) - {"ports"}):
+        if want[key] != have.get(key):
+            findings.append(
+                Finding(
+                    located(parsed, key),
+                    "LL200",
+                    "error",
+                    describe(key, have.get(key), want[key]),
+                    parsed.name,
+                )
+            )
+    for name in sorted(set(want["ports"]) | set(have["ports"])):
+        planned_port, parsed_port = want["ports"].get(name), have["ports"].get(name)
+        port = parsed.ports.get(name)
+        if parsed_port is None or port is None:
+            findings.append(
+                Finding(
+                    parsed.source,
+                    "LL200",
+                    "error",
+                    f"{name} is not in the config",
+                    parsed.name,
+                    name,
+                )
+            )
+            continue
+        if planned_port is None:
+            continue  # a port lossless does not plan is the device's own business
+        for key in planned_port:
+            if planned_port[key] != parsed_port[key]:
+                findings.append(
+                    Finding(
+                        located(port, key),
+                        "LL200",
+                        "error",
+                        describe(key, parsed_port[key], planned_port[key]),
+                        parsed.name,
+                        name,
+                    )
+                )
+    return findings
