@@ -22,7 +22,8 @@ def configs(tmp_path):
 def test_rendered_configs_parsed_not_skipped_lint_clean(run, configs):
     """A trailing blank line makes every file differ from the render, so each is parsed."""
     for path in configs.iterdir():
-        path.write_text(path.read_text() + "\n")
+        if path.is_file():
+            path.write_text(path.read_text() + "\n")
     result = run("lint", LAB, "--configs", str(configs))
     assert result.code == 0, result.out
 

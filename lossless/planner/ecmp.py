@@ -4,8 +4,8 @@ own seed, and the tiers' seeds never overlap.
 Why per switch and not only per tier: switches hash with CRC polynomials, and two switches
 with the same seed and the same fields make the same choice for a flow, so the flows a leaf
 sends up one spine all land on the same next hop of that spine (polarisation). Different
-seeds per tier stop it between tiers (physics.md 4 rule 18 [SRC]); a seed per switch also
-stops it between switches of a tier, and a hash offset (SONiC `ecmp_hash_offset`, NX-OS
+seeds per tier stop it between tiers (docs/reference/physics.md 4 rule 18 [SRC]); a seed per
+switch also stops it between switches of a tier, and a hash offset (SONiC `ecmp_hash_offset`, NX-OS
 `rotate`) moves which bits of the hash pick the member, for OSes that have one.
 """
 
