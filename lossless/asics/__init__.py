@@ -36,6 +36,8 @@ class Asic:
     buffer_bytes: int | None = None
     max_headroom_per_port_bytes: int | None = None
     resilient_hashing: bool = False
+    # Chip architecture where it decides how an OS configures it (catalogue.yaml header)
+    family: str | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     def source(self, name: str) -> str:

@@ -80,6 +80,7 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "ecmp_hash_offset": ("ECMP hash offset", _plain),
     "ecmp_resilient": ("ECMP resilient hashing", _plain),
     "wred_drop_queues": ("queues with WRED drop", _plain),
+    "trust": ("QoS trust (what ingress traffic is classified by)", _plain),
     "headroom_settings": ("headroom model settings", _headroom_settings),
 }
 

@@ -12,10 +12,10 @@ from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
 from lossless.units import format_speed, whole_metres
+from lossless.vendors import max_mtu
 
 L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
 ROCE_MIN_MTU = 9000
-EOS_MAX_MTU = 9214
 
 
 def _switch_ends(
@@ -444,13 +444,15 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
     facts=("mtu",),
 )
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214)."""
+    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (the largest MTU
+    an OS takes is a fact its vendor module declares, e.g. EOS 9214)."""
     if not port.lossless:
         return
     if port.mtu < ROCE_MIN_MTU:
         yield f"MTU {port.mtu} is below {ROCE_MIN_MTU} on a RoCE port"
-    if device.os == "eos" and port.mtu > EOS_MAX_MTU:
-        yield "error", f"MTU {port.mtu} is above EOS's maximum of {EOS_MAX_MTU}"
+    limit = max_mtu(device.os)
+    if limit is not None and port.mtu > limit:
+        yield "error", f"MTU {port.mtu} is above the largest MTU {device.os} accepts ({limit})"
 
 
 @rule("LL119", "scheduler-weights", "warning", "device", "vendors.md 6", facts=("queues",))
