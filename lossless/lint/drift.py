@@ -92,7 +92,8 @@ def _map_entries(value: dict) -> dict[Any, str]:
 def _queue_entries(value: list) -> dict[Any, str]:
     entries = {}
     for queue, scheduler, weight, lossless, traffic in value:
-        how = "strict" if scheduler == "strict" else f"DWRR {weight}%"
+        share = "" if weight is None else f" {weight}%"
+        how = "strict" if scheduler == "strict" else f"DWRR{share}"
         entries[queue] = f"{how}{', lossless' if lossless else ''} ({traffic})"
     return entries
 

@@ -5,7 +5,9 @@ hier_config builds the trees the diff works on, but it keeps no line numbers and
 section written twice (DuplicateChildError), which real running configs do (an `interface X`
 repeated further down, a profile edited in two places). Parsers read this tree instead, so a
 finding can point at the statement that set a value; a repeated section is merged into the
-first one, as the switch itself does. `merged_text` gives hier_config the same merged config.
+first one, as the switch itself does: a later `mtu 9000` replaces an earlier `mtu 9100` of
+the same interface (same command, another value: the text but its last word). `merged_text`
+gives hier_config the same merged config.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ class Node:
     text: str
     line: int  # 1-based line of the first statement with this text
     children: dict[str, Node] = field(default_factory=dict)
+    # command (text but its last word) -> text of the child statement that set it last
+    commands: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.children.values())
@@ -46,6 +50,11 @@ def parse_tree(text: str, comment: str = "!") -> Node:
             continue
         node = parent.children.get(statement)
         if node is None:
+            command = statement.rsplit(" ", 1)[0] if " " in statement else statement
+            earlier = parent.children.get(parent.commands.get(command, ""))
+            if earlier is not None and not earlier.children:
+                del parent.children[earlier.text]  # a later value of the same command wins
+            parent.commands[command] = statement
             node = parent.children[statement] = Node(statement, number)
         stack.append((indent, node))
     return root

@@ -111,8 +111,9 @@ def _read_queue(node: Node, file: str, cell: int) -> dict[str, _Stated]:
         elif text.startswith("random-detect drop"):
             stated["wred_drop"] = _Stated(True, where)
         elif (ecn := _ECN.match(text)) and ecn.group(2) in (*_UNITS, "segments"):
-            low, high = _bytes(ecn.group(1), ecn.group(2), cell), _bytes(
-                ecn.group(3), ecn.group(4), cell
+            low, high = (
+                _bytes(ecn.group(1), ecn.group(2), cell),
+                _bytes(ecn.group(3), ecn.group(4), cell),
             )
             stated["ecn"] = _Stated((low, high, int(ecn.group(5) or 100)), where)
     return stated
@@ -149,7 +150,8 @@ def _read_qos(node: Node, file: str, cell: int) -> _QosBlock:
             block.watchdog_timers = _Stated((_ms(timeout), poll_ms, _ms(recovery)), where)
         elif match := _QUEUE.fullmatch(text):
             queue = int(match.group(1))
-            block.queues.setdefault(queue, {}).update(_read_queue(child, file, cell))
+            stated = block.queues.setdefault(queue, {"header": _Stated(None, where)})
+            stated.update(_read_queue(child, file, cell))
     return block
 
 
@@ -391,10 +393,11 @@ def _queues(device: DevicePlan, block: _QosBlock | None) -> list[QueuePlan]:
 
 
 def _queue_source(block: _QosBlock | None) -> str | None:
-    for entry in (block.queues.values() if block else ()):
-        for stated in entry.values():
-            return stated.source
-    return None
+    """Where the scheduling is stated: the first tx-queue of the block, else the block."""
+    for _, entry in sorted(block.queues.items()) if block else ():
+        if "header" in entry:
+            return entry["header"].source
+    return block.source if block else None
 
 
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
