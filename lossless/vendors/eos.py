@@ -29,7 +29,13 @@ from typing import Any
 from lossless.asics import Asic, catalogue
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, QueuePlan
 from lossless.vendors.common import expressed_facts, group, seconds
-from lossless.vendors.eos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.vendors.eos_parse import (  # noqa: F401  (this OS's parser)
+    DEFAULT_HASH_FIELDS,
+    HASH_FIELDS,
+    parse,
+    parse_file,
+    platform_speed,
+)
 
 TEMPLATE = "eos/device.cfg.j2"
 EXTENSION = "cfg"
@@ -38,16 +44,8 @@ QUEUES = range(8)
 # Largest interface (IP) MTU EOS accepts: 9214 (vendors.md 1g, 0) — LL118 reads it.
 MAX_MTU = 9214
 
-# Plan hash-field names -> EOS `ip load-sharing trident fields ip` keywords [ANNET]; the
-# fields EOS hashes when no such line is in the config (the line is then not shown).
-HASH_KEYWORDS = {
-    "src-ip": "source-ip",
-    "dst-ip": "destination-ip",
-    "src-port": "source-port",
-    "dst-port": "destination-port",
-    "ingress-interface": "ingress-interface",
-}
-DEFAULT_HASH_FIELDS = ("src-ip", "dst-ip", "src-port", "dst-port", "ingress-interface")
+# Plan hash-field names -> EOS `ip load-sharing trident fields ip` keywords [ANNET]
+HASH_KEYWORDS = {field: keyword for keyword, field in HASH_FIELDS.items()}
 
 
 def threshold(value: int) -> str:
@@ -68,23 +66,13 @@ def strata(device: DevicePlan) -> bool:
     return asic is not None and asic.family == "strata"
 
 
-def default_speed(device: DevicePlan) -> tuple[int, int] | None:
-    """(speed, lanes) an EOS port runs at without a `speed` line: the full lane group at the
-    ASIC's fastest speed (EOS shows no `speed` line for it). None when the ASIC is unknown."""
-    asic = asic_of(device)
-    if asic is None or not asic.speeds_mbps:
-        return None
-    fastest = max(asic.speeds_mbps)
-    return fastest, asic.default_lanes(fastest)
-
-
 def speed_token(port: PortPlan) -> str:
     return f"{port.speed_mbps // 1000}g-{port.lanes}"
 
 
 def states_speed(port: PortPlan, device: DevicePlan) -> bool:
     """Whether the config needs a `speed` line: not for the platform's default speed."""
-    return bool(port.speed_mbps) and (port.speed_mbps, port.lanes) != default_speed(device)
+    return bool(port.speed_mbps) and (port.speed_mbps, port.lanes) != platform_speed(device)
 
 
 def eos_queues(device: DevicePlan) -> list[QueuePlan]:

@@ -33,7 +33,7 @@ from lossless.vendors.skeleton import new_port, skeleton_device
 DEFAULT_MTU = 1500
 DEFAULT_WATCHDOG_ACTION = "errdisable"
 DEFAULT_HASH_FIELDS = ["src-ip", "dst-ip", "src-port", "dst-port", "ingress-interface"]
-_HASH_FIELDS = {
+HASH_FIELDS = {
     "source-ip": "src-ip",
     "destination-ip": "dst-ip",
     "source-port": "src-port",
@@ -203,9 +203,10 @@ def check_is_eos(text: str, tree: Node, file: str) -> None:
         raise refuse(first_node.line if first_node else 1, "no EOS statement in it")
 
 
-def _platform_speed(device: DevicePlan) -> tuple[int, int]:
+def platform_speed(device: DevicePlan) -> tuple[int, int]:
     """(speed, lanes) of a port without a `speed` line: the platform's default, the full lane
-    group at the ASIC's fastest speed; (0, 0), unknown, without an ASIC."""
+    group at the ASIC's fastest speed (running-config shows no `speed` line for it); (0, 0),
+    unknown, without an ASIC."""
     asic = catalogue().get(device.asic)
     if asic is None or not asic.speeds_mbps:
         return 0, 0
@@ -266,7 +267,7 @@ def _read_globals(tree: Node, device: DevicePlan, file: str, cell: int) -> _Glob
         elif match := re.fullmatch(r"qos profile (\S+)", text):
             seen.profiles[match.group(1)] = _read_qos(node, file, cell)
         elif match := re.fullmatch(r"ip load-sharing trident fields ip((?: \S+)*)", text):
-            fields = [_HASH_FIELDS[k] for k in match.group(1).split() if k in _HASH_FIELDS]
+            fields = [HASH_FIELDS[k] for k in match.group(1).split() if k in HASH_FIELDS]
             device.ecmp.hash_fields = fields
             device.ecmp.hashes_udp_source_port = "src-port" in fields
             device.ecmp.seed_source = where
@@ -287,7 +288,7 @@ def _port(
     port = new_port(hint, name, header, mtu=int(seen.mtu.value) if seen.mtu else DEFAULT_MTU)
     if seen.mtu:
         port.sources["mtu"] = seen.mtu.source
-    port.speed_mbps, port.lanes = _platform_speed(device)
+    port.speed_mbps, port.lanes = platform_speed(device)
     routed = False
     profile: _QosBlock | None = None
     profile_line = header
