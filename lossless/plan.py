@@ -81,6 +81,9 @@ class PortPlan:
     source: str
     lint_ignore: dict[str, str] = field(default_factory=dict)  # rule ID -> reason
     wred_drop_queues: list[int] = field(default_factory=list)  # queues a config WRED-drops on
+    # What the port classifies ingress traffic by: "dscp" (every plan), or what a config
+    # states or leaves to the OS default ("cos", "none")
+    trust: str = field(default="dscp", metadata=NOT_IN_JSON)
     # Where each fact was stated (fact name as in vendors.common.PORT_FACTS -> FILE:LINE:COL):
     # the config line a parser read it from, or the inventory line that set it. Findings
     # about a fact point there; `source` is the fallback.

@@ -61,12 +61,12 @@ def test_eos(run, backups):
     assert entry["kind"] == "remediation"
     assert entry["changes"] == [
         "qos profile ROCE_LOSSLESS",
-        "  priority-flow-control priority 3 no-drop",
-        "  tx-queue 3",
+        "  uc-tx-queue 3",
         "    no random-detect ecn minimum-threshold 150 kbytes maximum-threshold 3000 kbytes "
         "max-mark-probability 100 weight 0",
         "    random-detect ecn minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "max-mark-probability 100 weight 0",
+        "  priority-flow-control priority 3 no-drop",
     ]
 
 

@@ -174,35 +174,35 @@ TEXT_SEEDED = {
         "priority-flow-control priority 3 no-drop",
         "priority-flow-control priority 4 no-drop",
         "LL105",
-        "interface Ethernet1/1",
+        "priority-flow-control priority 4 no-drop",
     ),
     ("eos", "ecn-max-above-pfc-trigger"): (
         "spine1.cfg",
         "maximum-threshold 500 kbytes",
         "maximum-threshold 900 mbytes",
         "LL112",
-        "interface Ethernet1/1",
+        "maximum-threshold 900 mbytes",
     ),
     ("eos", "watchdog-removed"): (
         "spine1.cfg",
         "   priority-flow-control pause watchdog\n",
         "",
         "LL114",
-        "interface Ethernet1/1",
+        "qos profile ROCE_LOSSLESS",
     ),
     ("eos", "cnp-queue-made-lossless"): (
         "spine1.cfg",
         "priority-flow-control priority 3 no-drop\n",
         "priority-flow-control priority 3 no-drop\n   priority-flow-control priority 6 no-drop\n",
         "LL121",
-        "interface Ethernet1/1",
+        "priority-flow-control priority 6 no-drop",
     ),
     ("eos", "mtu-mismatch"): (
         "spine1.cfg",
         "interface Ethernet2/1\n   description fabric downlink\n   mtu 9100",
         "interface Ethernet2/1\n   description fabric downlink\n   mtu 9000",
         "LL106",
-        "interface Ethernet2/1",
+        "mtu 9000",
     ),
     # NX-OS: leaf3.cfg
     ("nxos", "pfc-priority-changed-on-one-end"): (
@@ -289,7 +289,7 @@ TEXT_SEEDED = {
         "      random-detect drop minimum-threshold 100 kbytes maximum-threshold 200 kbytes "
         "drop-probability 10\n",
         "LL122",
-        "interface Ethernet1/1",
+        "random-detect drop",
     ),
     ("nxos", "wred-drop-on-lossless-queue"): (
         "leaf3.cfg",

@@ -214,13 +214,13 @@ def test_eos_statements_under_the_right_parents(lab_out):
     _children(tree, "priority-flow-control pause watchdog default timeout 0.2")
     profile = _children(tree, "qos profile ROCE_LOSSLESS")
     _children(profile, "priority-flow-control priority 3 no-drop")
-    queue3 = _children(profile, "tx-queue 3")
+    queue3 = _children(profile, "uc-tx-queue 3")  # Tomahawk: unicast queues
     _children(
         queue3,
         "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "max-mark-probability 100 weight 0",
     )
-    _children(_children(profile, "tx-queue 6"), "priority strict")
+    _children(_children(profile, "uc-tx-queue 6"), "priority strict")
     interface = _children(tree, "interface Ethernet1/1")
     _children(interface, "service-profile ROCE_LOSSLESS")
     _children(interface, "mtu 9100")

@@ -49,6 +49,8 @@ class Asic:
     lossless_dynamic_th: int = 0
     shared_headroom_pool: bool = False
     lossy_pg_reserved_bytes: int = 0
+    # Chip architecture where it decides how an OS configures it (catalogue.yaml header)
+    family: str | None = None
     sources: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     def source(self, name: str) -> str:

@@ -80,6 +80,7 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "ecmp_hash_offset": ("ECMP hash offset", _plain),
     "ecmp_resilient": ("ECMP resilient hashing", _plain),
     "wred_drop_queues": ("queues with WRED drop", _plain),
+    "trust": ("QoS trust (what ingress traffic is classified by)", _plain),
     "headroom_settings": ("headroom model settings", _headroom_settings),
 }
 
@@ -91,7 +92,8 @@ def _map_entries(value: dict) -> dict[Any, str]:
 def _queue_entries(value: list) -> dict[Any, str]:
     entries = {}
     for queue, scheduler, weight, lossless, traffic in value:
-        how = "strict" if scheduler == "strict" else f"DWRR {weight}%"
+        share = "" if weight is None else f" {weight}%"
+        how = "strict" if scheduler == "strict" else f"DWRR{share}"
         entries[queue] = f"{how}{', lossless' if lossless else ''} ({traffic})"
     return entries
 

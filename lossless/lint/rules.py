@@ -12,13 +12,13 @@ from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
 from lossless.units import format_speed, whole_metres
+from lossless.vendors import max_mtu
 
 ROCE_MIN_MTU = 9000
 # The IP MTU a 4096-byte RoCE v2 payload (the largest RDMA path MTU, the NICs' default) needs:
 # IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + payload 4096 + ICRC 4 (InfiniBand
 # Architecture Spec. vol. 1 ch. 9 header sizes; RoCE v2 = IBTA Annex A17, UDP port 4791).
 ROCE_4096_IP_MTU = 40 + 8 + 12 + 16 + 4 + 4096 + 4
-EOS_MAX_MTU = 9214
 
 
 def _switch_ends(
@@ -504,9 +504,10 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
     facts=("mtu",),
 )
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (EOS at most 9214).
-    An MTU that cannot carry a 4096-byte RoCE payload is an error: RDMA falls back to a
-    smaller path MTU or drops, and the NICs' default RoCE MTU is 4096."""
+    """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (the largest MTU
+    an OS takes is a fact its vendor module declares, e.g. EOS 9214). An MTU that cannot
+    carry a 4096-byte RoCE payload is an error: RDMA falls back to a smaller path MTU or
+    drops, and the NICs' default RoCE MTU is 4096."""
     if not port.lossless:
         return
     if port.mtu < ROCE_4096_IP_MTU:
@@ -517,8 +518,9 @@ def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         )
     elif port.mtu < ROCE_MIN_MTU:
         yield f"MTU {port.mtu} is below {ROCE_MIN_MTU} on a RoCE port"
-    if device.os == "eos" and port.mtu > EOS_MAX_MTU:
-        yield "error", f"MTU {port.mtu} is above EOS's maximum of {EOS_MAX_MTU}"
+    limit = max_mtu(device.os)
+    if limit is not None and port.mtu > limit:
+        yield "error", f"MTU {port.mtu} is above the largest MTU {device.os} accepts ({limit})"
 
 
 @rule(

@@ -46,6 +46,11 @@ PLAN_VALUES: dict[str, tuple[str, Callable[[Any], bool]]] = {
 }
 
 
+def max_mtu(os_name: str) -> int | None:
+    """The largest interface MTU the OS accepts (its vendor module's MAX_MTU), if it has one."""
+    return getattr(VENDORS.get(os_name), "MAX_MTU", None)
+
+
 def not_expressed(device: Any) -> list[tuple[str, str]]:
     """(what, why) for every value the device's plan asks for that its OS's config cannot say."""
     vendor = vendor_for(device.os)

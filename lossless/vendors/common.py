@@ -101,6 +101,7 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
         (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
     ),
     "wred_drop_queues": lambda p: sorted(p.wred_drop_queues),
+    "trust": lambda p: p.trust,
     "watchdog_enabled": lambda p: bool(p.watchdog and p.watchdog.enabled),
     "watchdog": lambda p: (
         None

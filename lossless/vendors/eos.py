@@ -1,22 +1,52 @@
-"""Arista EOS: CLI as `show running-config` prints it (docs/reference/vendors.md section 1).
+"""Arista EOS: CLI in the layout AVD's eos_cli_config_gen renders and `show running-config`
+prints (docs/reference/vendors.md section 1; docs/vendors/eos.md explains every line).
 
-Maps are global (`qos map`), per-port QoS lives in `qos profile`s applied with
+Sources, cited per line below:
+* [AVD] aristanetworks/avd, python-avd/pyavd/_eos_cli_config_gen/j2templates/eos/ `qos.j2`,
+  `qos-profiles.j2`, `priority-flow-control.j2`, `ethernet-interface-tx-queues.j2`,
+  `ethernet-interface-uc-tx-queues.j2`, `interface-defaults.j2`; molecule fixture
+  `.../eos_cli_config_gen/intended/configs/qos.cfg`; pyavd 6.4.0 schema
+  (docs/reference/vendors.md 8.1).
+* [UM] Arista EOS User Manual (um-eos): "Equal Cost Multipath Routing (ECMP) and Load
+  Sharing" (hash seed per hardware family, resilient ECMP per prefix), QoS chapter
+  (default DSCP-to-traffic-class map DSCP/8, tx-queues strict priority unless `no priority`).
+* [TOI] Arista TOI "tx-queue 7 configurable": queue 7 carries traffic class 7, reserved for
+  control-plane traffic.
+* [ANNET] annetutil/annet annet/implicit.py: EOS's default `ip load-sharing trident fields`
+  lines, which `show running-config` leaves out.
+* [AMD] AMD Instinct GPU-cluster networking guide, "DCQCN configuration on an Arista 7388":
+  `uc-tx-queue 3` with `random-detect ecn ... ` and `random-detect ecn count` in a qos profile.
+
+Maps are global (`qos map`); per-port QoS lives in `qos profile`s applied with
 `service-profile`: one profile per distinct set of ECN thresholds. Watchdog timers are in
-seconds. Headroom bytes go to a Trident MMU queue profile on Trident ASICs; other EOS
-platforms size headroom themselves (no knob), so there the plan's headroom is informational.
+seconds. On StrataXGS (Trident/Tomahawk) the egress queues of a port are unicast queues
+(`uc-tx-queue`); elsewhere `tx-queue`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan
+from lossless.asics import Asic, catalogue
+from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, QueuePlan
 from lossless.vendors.common import expressed_facts, group, seconds
-from lossless.vendors.eos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.vendors.eos_parse import (  # noqa: F401  (this OS's parser)
+    DEFAULT_HASH_FIELDS,
+    HASH_FIELDS,
+    parse,
+    parse_file,
+    platform_speed,
+)
 
 TEMPLATE = "eos/device.cfg.j2"
 EXTENSION = "cfg"
 PROFILE = "ROCE_LOSSLESS"
+QUEUES = range(8)
+# Largest interface (IP) MTU EOS accepts: 9214 (docs/reference/vendors.md 1g, 0) — LL118 reads it.
+MAX_MTU = 9214
+
+# Plan hash-field names -> EOS `ip load-sharing trident fields ip` keywords [ANNET]
+HASH_KEYWORDS = {field: keyword for keyword, field in HASH_FIELDS.items()}
 
 
 def threshold(value: int) -> str:
@@ -28,8 +58,37 @@ def threshold(value: int) -> str:
     return f"{value} bytes"
 
 
-def speed(port: PortPlan) -> str:
+def asic_of(device: DevicePlan) -> Asic | None:
+    return catalogue().get(device.asic)
+
+
+def strata(device: DevicePlan) -> bool:
+    asic = asic_of(device)
+    return asic is not None and asic.family == "strata"
+
+
+def speed_token(port: PortPlan) -> str:
     return f"{port.speed_mbps // 1000}g-{port.lanes}"
+
+
+def states_speed(port: PortPlan, device: DevicePlan) -> bool:
+    """Whether the config needs a `speed` line: not for the platform's default speed."""
+    return bool(port.speed_mbps) and (port.speed_mbps, port.lanes) != platform_speed(device)
+
+
+def eos_queues(device: DevicePlan) -> list[QueuePlan]:
+    """All eight tx-queues: the plan's, and for a queue the plan leaves out (no traffic class
+    maps to it) round robin below the lowest strict queue and strict above it. EOS queues are
+    strict priority unless `no priority` [UM], and EOS serves strict queues from the highest
+    down, so an unset queue 4 or 5 would sit above RoCE; queue 7 carries the switch's own
+    control traffic (traffic class 7 [TOI]) and stays strict."""
+    planned = {q.queue: q for q in device.queues}
+    lowest_strict = min((q.queue for q in device.queues if q.scheduler == "strict"), default=8)
+    return [
+        planned.get(q)
+        or QueuePlan(q, "strict" if q > lowest_strict else "dwrr", None, False, "default")
+        for q in QUEUES
+    ]
 
 
 def _ecn_key(port: PortPlan) -> tuple:
@@ -39,7 +98,7 @@ def _ecn_key(port: PortPlan) -> tuple:
 def _profile(name: str, device: DevicePlan, ecn: list[EcnPlan]) -> dict[str, Any]:
     by_queue = {e.queue: e for e in ecn}
     queues = []
-    for queue in device.queues:
+    for queue in eos_queues(device):
         mark = by_queue.get(queue.queue)
         queues.append(
             {
@@ -58,24 +117,48 @@ def _profile(name: str, device: DevicePlan, ecn: list[EcnPlan]) -> dict[str, Any
     return {"name": name, "queues": queues}
 
 
+def _dscp_lines(device: DevicePlan) -> list[tuple[str, int]]:
+    """The whole 64-entry DSCP map, one line per traffic class: EOS's default map (DSCP/8)
+    would otherwise put DSCP 24-31 in the RoCE class and 48-55 in the CNP class [UM]."""
+    by_tc = group(sorted(device.maps.dscp_to_tc), lambda d: device.maps.dscp_to_tc[d])
+    return [(" ".join(map(str, dscps)), tc) for tc, dscps in sorted(by_tc.items())]
+
+
+def _tc_queue_lines(device: DevicePlan) -> list[tuple[str, int]]:
+    by_queue = group(sorted(device.maps.tc_to_queue), lambda tc: device.maps.tc_to_queue[tc])
+    return [(" ".join(map(str, tcs)), queue) for queue, tcs in sorted(by_queue.items())]
+
+
+def _hash_fields(device: DevicePlan) -> str | None:
+    """`ip load-sharing trident fields ip` keywords for the plan's hash fields, or None when
+    they are EOS's default set (a default line is not shown by `show running-config`, so
+    rendering it would be proposed by every diff) or the platform is not StrataXGS."""
+    fields = [f for f in DEFAULT_HASH_FIELDS if f in device.ecmp.hash_fields]
+    if not strata(device) or not fields or set(fields) == set(DEFAULT_HASH_FIELDS):
+        return None
+    return " ".join(HASH_KEYWORDS[f] for f in fields)
+
+
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     lossless = [p for p in device.ports.values() if p.lossless]
-    groups = group(lossless, _ecn_key)
     profiles = []
     profile_of: dict[str, str] = {}
-    for index, ports in enumerate(groups.values()):
+    for index, ports in enumerate(group(lossless, _ecn_key).values()):
         name = PROFILE if index == 0 else f"{PROFILE}_{index + 1}"
         profiles.append(_profile(name, device, ports[0].ecn))
         for port in ports:
             profile_of[port.name] = name
-    maps = device.maps
-    dscp_maps = [(d, tc) for d, tc in sorted(maps.dscp_to_tc.items()) if tc != 0]
     wd = device.watchdog
-    trident = device.asic.startswith("trident")
+    is_strata = strata(device)
     return {
         "device": device,
-        "dscp_maps": dscp_maps,
-        "tc_queue_maps": sorted({(tc, maps.tc_to_queue[tc]) for _, tc in dscp_maps}),
+        # StrataXGS: ECN marks are counted per queue (`random-detect ecn count`); the
+        # hardware counter feature is for VOQ (sand) platforms (docs/reference/vendors.md 1d) [UNV].
+        "ecn_hardware_counter": not is_strata,
+        "queue_keyword": "uc-tx-queue" if is_strata else "tx-queue",
+        "dscp_maps": _dscp_lines(device),
+        "tc_queue_maps": _tc_queue_lines(device),
+        "hash_fields": _hash_fields(device),
         "lossless_priorities": device.lossless_priorities,
         "watchdog": {
             "enabled": wd.enabled,
@@ -90,50 +173,64 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
                 "name": p.name,
                 "description": p.description or (f"peer {p.peer}" if p.peer else ""),
                 "mtu": p.mtu,
-                "speed": speed(p),
+                "speed": speed_token(p) if states_speed(p, device) else None,
                 "profile": profile_of.get(p.name),
-                "ecn_queues": [e.queue for e in p.ecn],
             }
             for p in device.ports.values()
         ],
-        "mmu": _mmu(device) if trident else None,
+        "mmu": _mmu(device) if device.asic.startswith("trident") else None,
     }
 
 
 def _mmu(device: DevicePlan) -> dict[str, Any] | None:
-    """Trident MMU profile: the largest lossless headroom of the device (conservative)."""
+    """Trident MMU queue profile: ingress headroom is the xoff the lossless PG needs (the
+    largest of the device, conservative). The planner's xon is not rendered: the MMU's
+    `reserved` is the PG's guaranteed minimum buffer, a different quantity (pyavd schema
+    `platform.trident.mmu.queue_profiles[].ingress`, docs/reference/vendors.md 1c), so it stays
+    default."""
     headrooms = [h for p in device.ports.values() for h in p.headroom]
     if not headrooms:
         return None
-    largest = max(headrooms, key=lambda h: h.size)
-    return {
-        "name": "ROCE_MMU",
-        "pg": largest.priority_group,
-        "headroom": largest.xoff,
-        "reserved": largest.xon,
-    }
+    return {"name": "ROCE_MMU", "headroom": max(h.xoff for h in headrooms)}
 
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
     """What an EOS config says about a device (compared on for round trip and drift).
-    The watchdog action is compared as EOS has it: drop, or notify-only for anything else."""
+    The watchdog action is compared as EOS has it: drop, or notify-only for anything else;
+    a port at its platform's default speed says no speed (0); queues are all eight."""
     facts = expressed_facts(
         device,
-        ("speed_mbps", "lanes", "mtu", "lossless", "pfc_priorities", "ecn", "watchdog"),
+        (
+            "speed_mbps",
+            "lanes",
+            "mtu",
+            "lossless",
+            "pfc_priorities",
+            "ecn",
+            "watchdog",
+            "wred_drop_queues",
+            "trust",
+        ),
         (
             "dscp_to_tc",
             "tc_to_queue",
-            "queues",
             "lossless_priorities",
             "roce",
             "cnp",
             "watchdog_poll_ms",
+            "ecmp_udp_source_port",
         ),
     )
-    for port in facts["ports"].values():
-        if port["watchdog"] is not None:
-            enabled, detection, restoration, action = port["watchdog"]
-            port["watchdog"] = (
+    facts["queues"] = [
+        (q.queue, q.scheduler, q.weight, q.lossless, q.traffic) for q in eos_queues(device)
+    ]
+    for port in device.ports.values():
+        entry = facts["ports"][port.name]
+        if not states_speed(port, device):
+            entry["speed_mbps"] = entry["lanes"] = 0
+        if entry["watchdog"] is not None:
+            enabled, detection, restoration, action = entry["watchdog"]
+            entry["watchdog"] = (
                 enabled,
                 detection,
                 restoration,
@@ -146,33 +243,60 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
 OWNED_SECTIONS = (
     "qos map ",
     "priority-flow-control ",
-    "hardware counter feature ecn",
     "platform trident mmu ",
+    "ip load-sharing trident fields ",
 )
-OWNED_INTERFACE_LINES = ("mtu ", "speed ", "description ", "service-profile ", "tx-queue ")
+# Lines under our interfaces that lossless owns: its own, and per-interface QoS that would
+# override the profile (a stale `priority-flow-control priority 4 no-drop` or tx-queue block).
+OWNED_INTERFACE_LINES = (
+    "mtu ",
+    "speed ",
+    "description ",
+    "service-profile ",
+    "tx-queue ",
+    "uc-tx-queue ",
+    "priority-flow-control ",
+    "qos trust ",
+)
 
 
 # Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
 NOT_EXPRESSED = {
-    "ecmp.seed": "EOS load-balance seed not rendered yet",
-    "ecmp.hash_offset": "EOS has no per-switch hash offset in our output yet",
-    "ecmp.hash_fields": "EOS load-balance fields not rendered yet",
-    "ecmp.resilient": "EOS resilient ECMP not rendered yet",
-    "headroom.bytes": "EOS sizes PFC headroom itself (only Trident MMU takes bytes)",
+    "ecmp.seed": (
+        "EOS takes the ECMP hash seed per hardware family (`ip load-sharing <family> <seed>`, "
+        "um-eos 'Configuring ECMP'), whose range on StrataXGS is not published beyond that "
+        "example; the plan's per-switch 16-bit seed is not rendered rather than folded"
+    ),
+    "ecmp.hash_offset": "EOS has no hash offset / rotate command (um-eos ECMP and Load Sharing)",
+    "ecmp.hash_fields": (
+        "rendered on StrataXGS as `ip load-sharing trident fields ip` with source/destination "
+        "IP and L4 ports (ingress interface); the IP protocol and IPv6 flow label have no "
+        "keyword on that line, and sand (Jericho) load-balance profiles are not rendered"
+    ),
+    "ecmp.resilient": (
+        "EOS resilient ECMP is per prefix (`ip hardware fib ecmp resilience <prefix> capacity "
+        "<n> redundancy <n>`, um-eos 'Resilient ECMP'); the plan has no prefixes"
+    ),
+    "headroom.bytes": (
+        "EOS sizes PFC headroom itself; only the Trident MMU profile takes ingress headroom "
+        "bytes (docs/reference/vendors.md 1c)"
+    ),
 }
 
 DIFF_KIND = "remediation"
 
 
 def diff(running: str, intended: str) -> list[str]:
-    """EOS remediation lines (hier_config) for the lossless-owned part of the config."""
+    """EOS remediation lines (hier_config) for the lossless-owned part of the config. A running
+    config that repeats a section (`interface X` twice) is merged first, as EOS reads it."""
     from hier_config import Platform
 
+    from lossless.vendors.cli_tree import merged_text, parse_tree
     from lossless.vendors.remediation import cli_remediation
 
     return cli_remediation(
         Platform.ARISTA_EOS,
-        running,
+        merged_text(parse_tree(running)),
         intended,
         lambda text: text.startswith(OWNED_SECTIONS),
         lambda line: line.startswith(OWNED_INTERFACE_LINES),

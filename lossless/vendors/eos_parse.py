@@ -1,163 +1,442 @@
-"""Read an Arista EOS config (ours or hand-written, as `show running-config` prints it) back
-into a DevicePlan, through hier_config's tree of the text.
+"""Read an Arista EOS config (ours, AVD-rendered, hand-written or a full `show running-config`)
+back into a DevicePlan: what the config states, and EOS's own default for what it leaves out.
 
-What EOS says: DSCP and traffic-class maps, watchdog defaults, qos profiles (trust, PFC
-no-drop priorities, watchdog, tx-queue scheduling and ECN) and interfaces (MTU, speed and
-lanes, service-profile). Anything else (ASIC, peers, cable lengths) comes from `hint`.
+Read: `qos map dscp|traffic-class`, `interface defaults` MTU, PFC watchdog defaults, `qos
+profile`s (trust, PFC, watchdog, tx-queue / uc-tx-queue scheduling, ECN and WRED), Ethernet
+interfaces (MTU, speed, switchport, trust, per-interface PFC and queues, `service-profile`
+only when that profile exists) and `ip load-sharing trident fields`. Settings on the
+interface win over its profile's. Every fact records the line that stated it.
+
+EOS defaults applied for what a config leaves out (docs/vendors/eos.md lists the sources):
+* DSCP -> traffic class DSCP/8 (DSCP 24-31 -> TC 3, 48-55 -> TC 6); traffic class N ->
+  tx-queue N;
+* every tx-queue strict priority unless `no priority`;
+* trust: DSCP on a routed port (`no switchport`), CoS on a switchport (EOS's default mode);
+* MTU 1500 (unless `interface defaults` sets one); speed: the platform's default;
+* PFC off; watchdog off, action errdisable;
+* ECMP hash on source/destination IP and L4 ports and the ingress interface.
 """
 
 from __future__ import annotations
 
-import copy
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from hier_config import Platform, get_hconfig
-
 from lossless.asics import catalogue
-from lossless.plan import DevicePlan, EcnPlan, WatchdogPlan
-from lossless.vendors.common import classify_traffic, queue_plan, read_config, top_level_lines
+from lossless.errors import InputError, Problem
+from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
+from lossless.vendors.cli_tree import Node, parse_tree
+from lossless.vendors.common import classify_traffic, read_config
 from lossless.vendors.skeleton import new_port, skeleton_device
+
+DEFAULT_MTU = 1500
+DEFAULT_WATCHDOG_ACTION = "errdisable"
+DEFAULT_HASH_FIELDS = ["src-ip", "dst-ip", "src-port", "dst-port", "ingress-interface"]
+HASH_FIELDS = {
+    "source-ip": "src-ip",
+    "destination-ip": "dst-ip",
+    "source-port": "src-port",
+    "destination-port": "dst-port",
+    "ingress-interface": "ingress-interface",
+}
 
 _ECN = re.compile(
     r"random-detect ecn minimum-threshold (\d+) (\w+) maximum-threshold (\d+) (\w+)"
     r"(?: max-mark-probability (\d+))?"
 )
 _UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000}
-_SPEED = re.compile(r"(\d+)g(?:-(\d+))?$")
+_SPEED = re.compile(r"(?:forced )?(\d+)(g|m)?(?:full)?(?:-(\d))?")
+_QUEUE = re.compile(r"(?:uc-)?tx-queue (\d)")
+_WATCHDOG_TIMER = re.compile(
+    r"priority-flow-control pause watchdog port timer timeout ([\d.]+) "
+    r"polling-interval ([\d.]+|auto) recovery-time ([\d.]+)(?: forced)?"
+)
 
 
-def _seconds_ms(text: str) -> int:
+def _ms(text: str) -> int:
     return round(float(text) * 1000)
 
 
+@dataclass
+class _Stated:
+    """A value and where it was stated."""
+
+    value: Any
+    source: str
+
+
+@dataclass
+class _QosBlock:
+    """What a `qos profile` or an interface states about QoS (None: not stated there)."""
+
+    trust: _Stated | None = None
+    pfc: _Stated | None = None  # bool
+    no_drop: dict[int, _Stated] = field(default_factory=dict)  # priority -> no-drop (bool)
+    watchdog: _Stated | None = None  # bool
+    watchdog_action: _Stated | None = None
+    watchdog_timers: _Stated | None = None  # (timeout ms, poll ms, recovery ms)
+    queues: dict[int, dict[str, _Stated]] = field(default_factory=dict)
+    source: str = ""  # the `qos profile` or `interface` line
+
+    def over(self, base: _QosBlock | None) -> _QosBlock:
+        """This block's statements over `base`'s (the interface over its profile)."""
+        if base is None:
+            return self
+        queues = {q: dict(s) for q, s in base.queues.items()}
+        for queue, stated in self.queues.items():
+            queues.setdefault(queue, {}).update(stated)
+        return _QosBlock(
+            trust=self.trust or base.trust,
+            pfc=self.pfc or base.pfc,
+            no_drop={**base.no_drop, **self.no_drop},
+            watchdog=self.watchdog or base.watchdog,
+            watchdog_action=self.watchdog_action or base.watchdog_action,
+            watchdog_timers=self.watchdog_timers or base.watchdog_timers,
+            queues=queues,
+            source=base.source,
+        )
+
+
+def _read_queue(node: Node, file: str, cell: int) -> dict[str, _Stated]:
+    stated: dict[str, _Stated] = {}
+    for child in node:
+        text, where = child.text, f"{file}:{child.line}:1"
+        if text == "priority strict":
+            stated["strict"] = _Stated(True, where)
+        elif text == "no priority":
+            stated["strict"] = _Stated(False, where)
+        elif bandwidth := re.fullmatch(r"bandwidth (?:guaranteed )?percent (\d+)", text):
+            stated["weight"] = _Stated(int(bandwidth.group(1)), where)
+        elif text.startswith("random-detect drop"):
+            stated["wred_drop"] = _Stated(True, where)
+        elif (ecn := _ECN.match(text)) and ecn.group(2) in (*_UNITS, "segments"):
+            low, high = (
+                _bytes(ecn.group(1), ecn.group(2), cell),
+                _bytes(ecn.group(3), ecn.group(4), cell),
+            )
+            stated["ecn"] = _Stated((low, high, int(ecn.group(5) or 100)), where)
+    return stated
+
+
 def _bytes(value: str, unit: str, cell: int) -> int:
-    if unit == "segments":
-        return int(value) * cell
-    return int(value) * _UNITS.get(unit, 1)
+    return int(value) * (cell if unit == "segments" else _UNITS[unit])
 
 
-def _profile(node: Any, cell: int) -> dict[str, Any]:
-    profile: dict[str, Any] = {
-        "pfc": False,
-        "no_drop": [],
-        "watchdog": False,
-        "queues": {},
-        "ecn": {},
-        "drop": set(),
-    }
-    for child in node.children:
-        text = child.text
-        if text == "priority-flow-control on":
-            profile["pfc"] = True
-        elif match := re.fullmatch(r"priority-flow-control priority (\d) no-drop", text):
-            profile["no_drop"].append(int(match.group(1)))
+def _read_qos(node: Node, file: str, cell: int) -> _QosBlock:
+    """The QoS statements of a profile or an interface (other statements are ignored)."""
+    block = _QosBlock(source=f"{file}:{node.line}:1")
+    for child in node:
+        text, where = child.text, f"{file}:{child.line}:1"
+        if match := re.fullmatch(r"qos trust (dscp|cos)", text):
+            block.trust = _Stated(match.group(1), where)
+        elif text == "no qos trust":
+            block.trust = _Stated("none", where)
+        elif text in ("priority-flow-control on", "priority-flow-control mode on"):
+            block.pfc = _Stated(True, where)
+        elif text in ("no priority-flow-control", "priority-flow-control mode off"):
+            block.pfc = _Stated(False, where)
+        elif match := re.fullmatch(r"priority-flow-control priority (\d) (no-drop|drop)", text):
+            block.no_drop[int(match.group(1))] = _Stated(match.group(2) == "no-drop", where)
         elif text == "priority-flow-control pause watchdog":
-            profile["watchdog"] = True
-        elif match := re.fullmatch(r"(?:uc-)?tx-queue (\d)", text):
+            block.watchdog = _Stated(True, where)
+        elif text == "no priority-flow-control pause watchdog":
+            block.watchdog = _Stated(False, where)
+        elif match := re.fullmatch(r"priority-flow-control pause watchdog port action (\S+)", text):
+            block.watchdog_action = _Stated(match.group(1), where)
+        elif match := _WATCHDOG_TIMER.fullmatch(text):
+            timeout, poll, recovery = match.groups()
+            poll_ms = _ms(poll) if poll != "auto" else None
+            block.watchdog_timers = _Stated((_ms(timeout), poll_ms, _ms(recovery)), where)
+        elif match := _QUEUE.fullmatch(text):
             queue = int(match.group(1))
-            entry: dict[str, Any] = {"strict": False, "weight": None}
-            for line in (c.text for c in child.children):
-                if line == "priority strict":
-                    entry["strict"] = True
-                elif bandwidth := re.fullmatch(r"bandwidth (?:guaranteed )?percent (\d+)", line):
-                    entry["weight"] = int(bandwidth.group(1))
-                elif line.startswith("random-detect drop"):
-                    profile["drop"].add(queue)
-                elif ecn := _ECN.match(line):
-                    profile["ecn"][queue] = (
-                        _bytes(ecn.group(1), ecn.group(2), cell),
-                        _bytes(ecn.group(3), ecn.group(4), cell),
-                        int(ecn.group(5) or 100),
-                    )
-            profile["queues"][queue] = entry
-    return profile
+            stated = block.queues.setdefault(queue, {"header": _Stated(None, where)})
+            stated.update(_read_queue(child, file, cell))
+    return block
 
 
-def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    tree = get_hconfig(Platform.ARISTA_EOS, text)
-    lines = top_level_lines(text)
-    device = skeleton_device(name, "eos", file, hint)
+# Statements only another OS writes at the top level (the OS they belong to).
+_FOREIGN = (
+    (
+        re.compile(r"(feature |system qos|policy-map type (network-qos|queuing) |version \d).*"),
+        "NX-OS",
+    ),
+    (re.compile(r"(set|delete|deactivate) \S.*"), "Junos or NVUE `set` commands"),
+    (re.compile(r"nv (set|unset) .*"), "NVUE commands"),
+    (re.compile(r".*[{};]$"), "Junos (curly-brace)"),
+    (re.compile(r"(- )?[\w.'\"-]+:( .*)?$"), "YAML (NVUE?)"),
+)
+# Top-level statements an EOS config is made of (one is enough to say it is EOS).
+_EOS_WORDS = re.compile(
+    r"(interface|qos|priority-flow-control|hostname|platform|hardware|ip|ipv6|router|vlan|"
+    r"spanning-tree|username|management|service|transceiver|no|ntp|logging|snmp-server|aaa|"
+    r"boot|daemon|vrf|mlag|load-balance|port-channel|dcbx|policy-map|class-map|queue-monitor|"
+    r"switchport|monitor|event-handler|banner|dns|errdisable|lldp|mac|route-map|"
+    r"prefix-list|access-list|peer-filter|agent|terminal|clock|tacacs-server|radius-server|"
+    r"sflow|tap|ptp|system|redundancy|cvx|end)\b"
+)
+
+
+def check_is_eos(text: str, tree: Node, file: str) -> None:
+    """Bad input (exit 2) naming the line when the file is another OS's config or no config."""
+
+    def refuse(line: int, why: str) -> InputError:
+        return InputError([Problem(file, line, 1, "", f"this is not an EOS config: {why}")])
+
+    first = text.lstrip()[:1]
+    if not first:
+        raise refuse(1, "the file is empty")
+    if first in "{[":
+        line = text[: text.index(first)].count("\n") + 1
+        raise refuse(line, "it is JSON (a SONiC config_db?)")
+    in_banner = False
+    for node in tree:
+        # banner text is free text up to its EOF line
+        if in_banner or node.text.startswith("banner "):
+            in_banner = node.text != "EOF"
+            continue
+        for pattern, other in _FOREIGN:
+            if pattern.fullmatch(node.text):
+                raise refuse(node.line, f"`{node.text[:40]}` is {other} syntax")
+    if not any(_EOS_WORDS.match(node.text) for node in tree):
+        first_node = next(iter(tree), None)
+        raise refuse(first_node.line if first_node else 1, "no EOS statement in it")
+
+
+def platform_speed(device: DevicePlan) -> tuple[int, int]:
+    """(speed, lanes) of a port without a `speed` line: the platform's default, the full lane
+    group at the ASIC's fastest speed (running-config shows no `speed` line for it); (0, 0),
+    unknown, without an ASIC."""
     asic = catalogue().get(device.asic)
-    cell = asic.cell_size if asic else 256
-    maps = device.maps
-    maps.dscp_to_tc = dict.fromkeys(range(64), 0)
-    maps.tc_to_queue = {p: p for p in range(8)}
-    # EOS's watchdog defaults; action errdisable unless set (docs/reference/vendors.md 1b)
-    watchdog = WatchdogPlan(False, 0, 0, 0, "errdisable")
-    profiles: dict[str, dict[str, Any]] = {}
-    interfaces = []
-    for node in tree.children:
-        text = node.text
+    if asic is None or not asic.speeds_mbps:
+        return 0, 0
+    fastest = max(asic.speeds_mbps)
+    return fastest, asic.default_lanes(fastest)
+
+
+def _speed(token: str) -> tuple[int, int] | None:
+    """EOS speed tokens: 400g-8, 100g-2, 100gfull, 25g, 10000full, forced 40gfull."""
+    match = _SPEED.fullmatch(token)
+    if not match:
+        return None
+    number, unit, lanes = match.groups()
+    mbps = int(number) * 1000 if unit == "g" else int(number)
+    return mbps, int(lanes) if lanes else 0
+
+
+@dataclass
+class _Globals:
+    """Switch-wide statements the ports and the device read."""
+
+    mtu: _Stated | None = None
+    watchdog: dict[str, _Stated] = field(default_factory=dict)  # key -> ms or action
+    profiles: dict[str, _QosBlock] = field(default_factory=dict)
+
+
+def _read_globals(tree: Node, device: DevicePlan, file: str, cell: int) -> _Globals:
+    seen = _Globals()
+    maps, sources = device.maps, device.sources
+    for node in tree:
+        text, where = node.text, f"{file}:{node.line}:1"
         if match := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d)", text):
-            for dscp in match.group(1).split():
-                maps.dscp_to_tc[int(dscp)] = int(match.group(2))
+            for dscp in map(int, match.group(1).split()):
+                if dscp < 64:
+                    maps.dscp_to_tc[dscp] = int(match.group(2))
+                    if dscp == device.roce_dscp:
+                        sources["roce"] = sources["dscp_to_tc"] = where
+                    elif dscp == device.cnp_dscp:
+                        sources["cnp"] = where
+            sources.setdefault("dscp_to_tc", where)
         elif match := re.fullmatch(r"qos map traffic-class ([\d ]+) to tx-queue (\d)", text):
-            for tc in match.group(1).split():
-                maps.tc_to_queue[int(tc)] = int(match.group(2))
+            for tc in map(int, match.group(1).split()):
+                if tc < 8:
+                    maps.tc_to_queue[tc] = int(match.group(2))
+            sources.setdefault("tc_to_queue", where)
+        elif text == "interface defaults":
+            for child in node:
+                if match := re.fullmatch(r"mtu (\d+)", child.text):
+                    seen.mtu = _Stated(int(match.group(1)), f"{file}:{child.line}:1")
         elif match := re.fullmatch(
             r"priority-flow-control pause watchdog default "
             r"(timeout|polling-interval|recovery-time) ([\d.]+)",
             text,
         ):
-            key = {
-                "timeout": "detection_ms",
-                "polling-interval": "poll_ms",
-                "recovery-time": "restoration_ms",
-            }[match.group(1)]
-            setattr(watchdog, key, _seconds_ms(match.group(2)))
+            seen.watchdog[match.group(1)] = _Stated(_ms(match.group(2)), where)
         elif match := re.fullmatch(r"priority-flow-control pause watchdog action (\S+)", text):
-            watchdog.action = match.group(1)
+            seen.watchdog["action"] = _Stated(match.group(1), where)
         elif match := re.fullmatch(r"qos profile (\S+)", text):
-            profiles[match.group(1)] = _profile(node, cell)
-        elif match := re.fullmatch(r"interface (\S+)", text):
-            interfaces.append((match.group(1), node, lines.get(text, 1)))
-    ports = {}
-    for port_name, node, line in interfaces:
-        source = f"{file}:{line}:1"
-        port = new_port(hint, port_name, source)
-        port.source = source
-        profile = None
-        for child in (c.text for c in node.children):
-            if match := re.fullmatch(r"mtu (\d+)", child):
-                port.mtu = int(match.group(1))
-            elif match := re.fullmatch(r"speed (?:forced )?(\S+)", child):
-                speed = _SPEED.match(match.group(1))
-                if speed:
-                    port.speed_mbps = int(speed.group(1)) * 1000
-                    if speed.group(2):
-                        port.lanes = int(speed.group(2))
-            elif match := re.fullmatch(r"service-profile (\S+)", child):
-                profile = profiles.get(match.group(1))
-        lossless = bool(profile and profile["pfc"] and profile["no_drop"])
-        port.lossless = lossless
-        port.pfc_priorities = sorted(profile["no_drop"]) if lossless and profile else []
-        port.ecn = (
-            [
-                EcnPlan(q, lo, hi, p, None, None, None, None, source)
-                for q, (lo, hi, p) in sorted(profile["ecn"].items())
-            ]
-            if lossless and profile
-            else []
+            seen.profiles[match.group(1)] = _read_qos(node, file, cell)
+        elif match := re.fullmatch(r"ip load-sharing trident fields ip((?: \S+)*)", text):
+            fields = [HASH_FIELDS[k] for k in match.group(1).split() if k in HASH_FIELDS]
+            device.ecmp.hash_fields = fields
+            device.ecmp.hashes_udp_source_port = "src-port" in fields
+            device.ecmp.seed_source = where
+            sources["ecmp_udp_source_port"] = sources["ecmp_hash_fields"] = where
+        elif match := re.fullmatch(r"ip load-sharing \S+ (?:seed )?(\d+)", text):
+            device.ecmp.seed = int(match.group(1))
+            sources["ecmp_seed"] = where
+        elif text.startswith("ip hardware fib ecmp resilience "):
+            device.ecmp.resilient = True
+            sources["ecmp_resilient"] = where
+    return seen
+
+
+def _port(
+    name: str, node: Node, seen: _Globals, device: DevicePlan, hint: DevicePlan | None, file: str
+) -> tuple[PortPlan, _QosBlock]:
+    header = f"{file}:{node.line}:1"
+    port = new_port(hint, name, header, mtu=int(seen.mtu.value) if seen.mtu else DEFAULT_MTU)
+    if seen.mtu:
+        port.sources["mtu"] = seen.mtu.source
+    port.speed_mbps, port.lanes = platform_speed(device)
+    routed = False
+    profile: _QosBlock | None = None
+    profile_line = header
+    for child in node:
+        text, where = child.text, f"{file}:{child.line}:1"
+        if match := re.fullmatch(r"mtu (\d+)", text):
+            port.mtu, port.sources["mtu"] = int(match.group(1)), where
+        elif match := re.fullmatch(r"speed (.+)", text):
+            parsed = _speed(match.group(1))
+            if parsed:
+                port.speed_mbps, port.lanes = parsed
+                port.sources["speed_mbps"] = port.sources["lanes"] = where
+        elif text == "no switchport":
+            routed = True
+        elif text.startswith("description "):
+            port.description = text.removeprefix("description ")
+        elif match := re.fullmatch(r"service-profile (\S+)", text):
+            # A profile that does not exist applies nothing (EOS accepts the line).
+            profile = seen.profiles.get(match.group(1))
+            profile_line = profile.source if profile else where
+    block = _read_qos(node, file, _cell(device)).over(profile)
+    # A QoS fact the config leaves out points at the profile that would state it (or the
+    # `service-profile` line naming a profile that does not exist).
+    for fact in ("lossless", "pfc_priorities", "ecn", "watchdog", "trust", "wred_drop_queues"):
+        port.sources.setdefault(fact, profile_line)
+    _apply_qos(port, block, routed, seen, device)
+    return port, block
+
+
+def _cell(device: DevicePlan) -> int:
+    asic = catalogue().get(device.asic)
+    return asic.cell_size if asic else 256
+
+
+def _apply_qos(
+    port: PortPlan, block: _QosBlock, routed: bool, seen: _Globals, device: DevicePlan
+) -> None:
+    sources = port.sources
+    if block.trust:
+        port.trust, sources["trust"] = str(block.trust.value), block.trust.source
+    else:
+        port.trust = "dscp" if routed else "cos"
+    no_drop = sorted(p for p, stated in block.no_drop.items() if stated.value)
+    port.lossless = bool(block.pfc and block.pfc.value and no_drop)
+    if block.pfc:
+        sources["lossless"] = block.pfc.source
+    if no_drop:  # the last no-drop statement: an added priority is the one a rule judges
+        sources["pfc_priorities"] = max(
+            (block.no_drop[p].source for p in no_drop), key=lambda s: int(s.split(":")[-2])
         )
-        port.wred_drop_queues = sorted(profile["drop"]) if profile else []
-        port.watchdog = None
-        if lossless and profile:
-            port.watchdog = copy.copy(watchdog)
-            port.watchdog.enabled = profile["watchdog"]
-        ports[port_name] = port
+    port.pfc_priorities = no_drop if port.lossless else []
+    port.ecn, port.wred_drop_queues = [], []
+    for queue, stated in sorted(block.queues.items()):
+        if "wred_drop" in stated:
+            port.wred_drop_queues.append(queue)
+            sources["wred_drop_queues"] = stated["wred_drop"].source
+        if port.lossless and "ecn" in stated:
+            low, high, probability = stated["ecn"].value
+            where = stated["ecn"].source
+            port.ecn.append(EcnPlan(queue, low, high, probability, None, None, None, None, where))
+            sources["ecn"] = where
+    port.watchdog = _watchdog(block, seen) if port.lossless else None
+    if port.lossless and block.watchdog:
+        sources["watchdog"] = block.watchdog.source
+
+
+def _watchdog(block: _QosBlock, seen: _Globals) -> WatchdogPlan:
+    """The port's watchdog: enabled by its profile/interface, timers from the port timer or the
+    switch-wide defaults, action from the port or the switch (default errdisable)."""
+    defaults = {k: int(v.value) for k, v in seen.watchdog.items() if k != "action"}
+    timeout, poll, recovery = (
+        defaults.get("timeout", 0),
+        defaults.get("polling-interval", 0),
+        defaults.get("recovery-time", 0),
+    )
+    if block.watchdog_timers:
+        timeout, port_poll, recovery = block.watchdog_timers.value
+        poll = port_poll if port_poll is not None else poll
+    action = block.watchdog_action or seen.watchdog.get("action")
+    return WatchdogPlan(
+        enabled=bool(block.watchdog and block.watchdog.value),
+        detection_ms=timeout,
+        restoration_ms=recovery,
+        poll_ms=poll,
+        action=str(action.value) if action else DEFAULT_WATCHDOG_ACTION,
+    )
+
+
+def _queues(device: DevicePlan, block: _QosBlock | None) -> list[QueuePlan]:
+    """All eight queues as the block states them, strict where it does not (EOS default)."""
+    lossless_queues = {device.maps.tc_to_queue.get(p, p) for p in device.lossless_priorities}
+    cnp_queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
+    stated = block.queues if block else {}
+    queues = []
+    for queue in range(8):
+        entry = stated.get(queue, {})
+        strict = bool(entry["strict"].value) if "strict" in entry else True
+        weight = None if strict or "weight" not in entry else int(entry["weight"].value)
+        lossless = queue in lossless_queues
+        traffic = "roce" if lossless else ("cnp" if queue == cnp_queue and strict else "default")
+        queues.append(QueuePlan(queue, "strict" if strict else "dwrr", weight, lossless, traffic))
+    return queues
+
+
+def _queue_source(block: _QosBlock | None) -> str | None:
+    """Where the scheduling is stated: the first tx-queue of the block, else the block."""
+    for _, entry in sorted(block.queues.items()) if block else ():
+        if "header" in entry:
+            return entry["header"].source
+    return block.source if block else None
+
+
+def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
+    tree = parse_tree(text)
+    check_is_eos(text, tree, file)
+    device = skeleton_device(name, "eos", file, hint)
+    maps = device.maps
+    maps.dscp_to_tc = {dscp: dscp // 8 for dscp in range(64)}  # EOS default map
+    maps.tc_to_queue = {tc: tc for tc in range(8)}
+    device.ecmp.hash_fields = list(DEFAULT_HASH_FIELDS)
+    device.ecmp.hashes_udp_source_port = True
+    device.ecmp.seed_source = "EOS default hash fields"
+    seen = _read_globals(tree, device, file, _cell(device))
+    ports: dict[str, PortPlan] = {}
+    blocks: dict[str, _QosBlock] = {}
+    for node in tree:
+        if match := re.fullmatch(r"interface (Ethernet\S+)", node.text):
+            port, block = _port(match.group(1), node, seen, device, hint, file)
+            ports[port.name], blocks[port.name] = port, block
     device.ports = ports
     device.lossless_priorities = sorted({p for port in ports.values() for p in port.pfc_priorities})
-    used = next((p for p in profiles.values() if p["pfc"] and p["no_drop"]), None)
-    if used is not None:
-        lossless_queues = {maps.tc_to_queue.get(p, p) for p in used["no_drop"]}
-        device.queues = [
-            queue_plan(q, e["strict"], e["weight"], lossless_queues)
-            for q, e in sorted(used["queues"].items())
-        ]
-    device.watchdog = copy.copy(watchdog)
-    device.watchdog.enabled = bool(used and used["watchdog"])
+    first_lossless = next((p for p in ports.values() if p.lossless), None)
+    used = blocks.get(first_lossless.name) if first_lossless else None
+    if first_lossless is not None:
+        device.sources["lossless_priorities"] = first_lossless.sources.get(
+            "pfc_priorities", first_lossless.source
+        )
     classify_traffic(device, dscps_known=hint is not None)
+    device.queues = _queues(device, used)
+    if where := _queue_source(used):
+        device.sources["queues"] = where
+    device.watchdog = (
+        first_lossless.watchdog
+        if first_lossless and first_lossless.watchdog
+        else _watchdog(_QosBlock(), seen)
+    )
+    if "polling-interval" in seen.watchdog:
+        device.sources["watchdog_poll_ms"] = seen.watchdog["polling-interval"].source
     device.headroom_known = False  # EOS sizes headroom itself (no knob outside Trident MMU)
     device.source = f"{file}:1:1"
     return device

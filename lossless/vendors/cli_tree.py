@@ -1,0 +1,73 @@
+"""Indented CLI configs (`show running-config` of EOS and the like) as a tree that keeps the
+line number of every statement.
+
+hier_config builds the trees the diff works on, but it keeps no line numbers and refuses a
+section written twice (DuplicateChildError), which real running configs do (an `interface X`
+repeated further down, a profile edited in two places). Parsers read this tree instead, so a
+finding can point at the statement that set a value; a repeated section is merged into the
+first one, as the switch itself does: a later `mtu 9000` replaces an earlier `mtu 9100` of
+the same interface (same command, another value: the text but its last word). `merged_text`
+gives hier_config the same merged config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Node:
+    text: str
+    line: int  # 1-based line of the first statement with this text
+    children: dict[str, Node] = field(default_factory=dict)
+    # command (text but its last word) -> text of the child statement that set it last
+    commands: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.children.values())
+
+    def child(self, text: str) -> Node | None:
+        return self.children.get(text)
+
+
+def parse_tree(text: str, comment: str = "!") -> Node:
+    """The statements of an indented config, nested by indentation. Blank lines, comment lines
+    (starting with `comment`) and a top-level `end` are skipped; a statement repeated under
+    the same parent is one node, whose children are the union of both (in order)."""
+    root = Node("", 0)
+    stack: list[tuple[int, Node]] = [(-1, root)]
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.expandtabs(8).rstrip()
+        statement = line.lstrip(" ")
+        if not statement or statement.startswith(comment):
+            continue
+        indent = len(line) - len(statement)
+        while stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1]
+        if parent is root and statement == "end":
+            continue
+        node = parent.children.get(statement)
+        if node is None:
+            command = statement.rsplit(" ", 1)[0] if " " in statement else statement
+            earlier = parent.children.get(parent.commands.get(command, ""))
+            if earlier is not None and not earlier.children:
+                del parent.children[earlier.text]  # a later value of the same command wins
+            parent.commands[command] = statement
+            node = parent.children[statement] = Node(statement, number)
+        stack.append((indent, node))
+    return root
+
+
+def merged_text(root: Node, indent: str = "   ") -> str:
+    """The tree as config text again: repeated sections merged, comments dropped."""
+    lines: list[str] = []
+
+    def emit(node: Node, depth: int) -> None:
+        for child in node:
+            lines.append(indent * depth + child.text)
+            emit(child, depth + 1)
+
+    emit(root, 0)
+    return "\n".join(lines) + "\n"
