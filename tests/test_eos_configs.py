@@ -42,7 +42,7 @@ def test_corpus_config_lints_as_expected(run, name):
     result = run("lint", "--config", str(path), "--os", "eos")
     assert result.code == code, result.out + result.err
     if rule_id is None:
-        assert result.out.strip() == "0 error(s), 0 warning(s)"
+        assert result.out.strip() == "0 errors, 0 warnings"
         return
     expected = f"{path}:{_line(path, needle)}:1: error {rule_id} "
     assert any(line.startswith(expected) for line in result.out.splitlines()), result.out

@@ -6,7 +6,7 @@ Sources, cited per line below:
   `qos-profiles.j2`, `priority-flow-control.j2`, `ethernet-interface-tx-queues.j2`,
   `ethernet-interface-uc-tx-queues.j2`, `interface-defaults.j2`; molecule fixture
   `.../eos_cli_config_gen/intended/configs/qos.cfg`; pyavd 6.4.0 schema
-  (docs/reference/vendors.md 8.1).
+  (docs/reference/vendors.md 8).
 * [UM] Arista EOS User Manual (um-eos): "Equal Cost Multipath Routing (ECMP) and Load
   Sharing" (hash seed per hardware family, resilient ECMP per prefix), QoS chapter
   (default DSCP-to-traffic-class map DSCP/8, tx-queues strict priority unless `no priority`).
