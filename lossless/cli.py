@@ -112,6 +112,26 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--config", help="one config file to lint alone (with --os)")
     lint.add_argument("--os", choices=["sonic", "cumulus", "eos", "nxos", "junos"])
     lint.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        help="only this device and its link peers (repeat); with --configs, only their configs",
+    )
+    lint.add_argument(
+        "--roce-dscp",
+        type=int,
+        choices=range(64),
+        metavar="DSCP",
+        help="with --config: the DSCP hosts send RoCE with (else read from the config)",
+    )
+    lint.add_argument(
+        "--cnp-dscp",
+        type=int,
+        choices=range(64),
+        metavar="DSCP",
+        help="with --config: the DSCP of CNPs (else read from the config)",
+    )
+    lint.add_argument(
         "--select", action="append", default=[], help="only these rule IDs (prefixes)"
     )
     lint.add_argument(

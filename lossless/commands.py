@@ -122,24 +122,28 @@ def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.configs import fabric_from_config, fabric_from_configs
     from lossless.lint.registry import lint
     from lossless.lint.report import FORMATS, junit
+    from lossless.report.progress import ProgressReporter
 
     extra: list = []
     if args.config:
         if args.inventory or not args.os:
             raise UsageError("--config FILE takes --os OS and no inventory")
         try:
-            plan = fabric_from_config(Path(args.config), args.os)
+            plan = fabric_from_config(Path(args.config), args.os, args.roce_dscp, args.cnp_dscp)
         except ValueError as error:
             raise UsageError(str(error)) from None
     elif not args.inventory:
         raise UsageError("give an INVENTORY, or --config FILE --os OS")
     else:
-        plan = plan_fabric(load_inventory(args.inventory))
+        inventory = load_inventory(args.inventory)
+        _require_devices(inventory, args.device, args.inventory)
+        plan = plan_fabric(inventory, inventory.with_link_peers(args.device) or None)
         if args.configs:
             folder = Path(args.configs)
             if not folder.is_dir():
                 raise UsageError(f"--configs: {folder} is not a folder")
-            plan, extra = fabric_from_configs(plan, folder)
+            with ProgressReporter(len(plan.devices), "lint configs") as progress:
+                plan, extra = fabric_from_configs(plan, folder, progress)
     result = lint(plan, args.select, args.ignore, extra)
     if args.format == "junit":
         print(junit(result.findings, list(plan.devices)))

@@ -107,6 +107,9 @@ class Port:
     policy: Policy
     where: Location
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    # policy key ("mtu", "ecn", "pfc_watchdog.poll_ms", ...) -> where the inventory set it
+    # (the most specific layer that did); keys left at the built-in default are absent
+    policy_origin: dict[str, Location] = field(default_factory=dict)
 
 
 @dataclass
@@ -123,6 +126,7 @@ class Device:
     where: Location
     description: str = ""
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    policy_origin: dict[str, Location] = field(default_factory=dict)  # as Port's
 
 
 @dataclass
@@ -186,6 +190,18 @@ class Inventory:
 
     def link_at(self, endpoint: Endpoint) -> Link | None:
         return self._link_by_endpoint.get(endpoint)
+
+    def with_link_peers(self, names: list[str]) -> list[str]:
+        """These devices and the switches at the other end of their links, in inventory order:
+        what checking a change to these devices needs (both ends of a link are compared)."""
+        chosen = set(names)
+        wanted = set(chosen)
+        for link in self.links:
+            if link.a.node in chosen:
+                wanted.add(link.b.node)
+            if link.b.node in chosen:
+                wanted.add(link.a.node)
+        return [name for name in self.devices if name in wanted]
 
     def summary(self) -> str:
         ports = sum(len(d.ports) for d in self.devices.values())

@@ -77,6 +77,10 @@ def _break_ecn_thresholds(plan):
     _port(plan).ecn[0].min_bytes = _port(plan).ecn[0].max_bytes
 
 
+def _break_ecn_unit(plan):
+    _port(plan).ecn[0].max_bytes = 1_500_000_000  # KB written as B: above any buffer
+
+
 def _break_ecn_before_pfc(plan):
     _port(plan).ecn[0].min_below_trigger = False
 
@@ -123,29 +127,33 @@ def _break_weights(plan):
             queue.weight = 80
 
 
+# Each finding points at the inventory line that set the judged value: a policy key (line 11
+# roce, 12 roce.data.priority, 14 mtu, 15 ecn, 16 pfc_watchdog, 18 ecmp.hash_fields), a link's
+# cable (96), or the port or device where no policy sets it.
 CASES = {
     "LL101": (_break_headroom, "inventories/lab.yaml:42:7"),
     "LL102": (_break_size, "inventories/lab.yaml:42:7"),
     "LL103": (_break_budget, "inventories/lab.yaml:62:3"),
-    "LL104": (_break_priority_count, "inventories/lab.yaml:35:3"),
-    "LL105": (_break_link_pfc, "inventories/lab.yaml:86:7"),
-    "LL106": (_break_link_mtu, "inventories/lab.yaml:86:7"),
+    "LL104": (_break_priority_count, "inventories/lab.yaml:12:24"),
+    "LL105": (_break_link_pfc, "inventories/lab.yaml:12:24"),
+    "LL106": (_break_link_mtu, "inventories/lab.yaml:14:5"),
     "LL107": (_break_link_speed, "inventories/lab.yaml:86:7"),
-    "LL108": (_break_dscp_map, "inventories/lab.yaml:86:7"),
-    "LL109": (_break_nic, "inventories/lab.yaml:42:7"),
-    "LL110": (_break_ecn_missing, "inventories/lab.yaml:42:7"),
-    "LL111": (_break_ecn_thresholds, "inventories/lab.yaml:42:7"),
-    "LL112": (_break_ecn_before_pfc, "inventories/lab.yaml:42:7"),
-    "LL113": (_break_cnp, "inventories/lab.yaml:35:3"),
-    "LL120": (_break_cable, "inventories/lab.yaml:42:7"),
-    "LL121": (_break_cnp_pfc, "inventories/lab.yaml:42:7"),
+    "LL108": (_break_dscp_map, "inventories/lab.yaml:11:5"),
+    "LL109": (_break_nic, "inventories/lab.yaml:12:24"),
+    "LL110": (_break_ecn_missing, "inventories/lab.yaml:15:5"),
+    "LL111": (_break_ecn_thresholds, "inventories/lab.yaml:15:5"),
+    "LL112": (_break_ecn_before_pfc, "inventories/lab.yaml:15:5"),
+    "LL113": (_break_cnp, "inventories/lab.yaml:11:5"),
+    "LL120": (_break_cable, "inventories/lab.yaml:96:5"),
+    "LL121": (_break_cnp_pfc, "inventories/lab.yaml:12:24"),
+    "LL123": (_break_ecn_unit, "inventories/lab.yaml:15:5"),
     "LL122": (_break_wred, "inventories/lab.yaml:42:7"),
-    "LL114": (_break_watchdog, "inventories/lab.yaml:42:7"),
-    "LL115": (_break_watchdog_timers, "inventories/lab.yaml:42:7"),
-    "LL116": (_break_ecmp_fields, "inventories/lab.yaml:35:3"),
+    "LL114": (_break_watchdog, "inventories/lab.yaml:16:5"),
+    "LL115": (_break_watchdog_timers, "inventories/lab.yaml:16:5"),
+    "LL116": (_break_ecmp_fields, "inventories/lab.yaml:18:7"),
     "LL117": (_break_seed, "inventories/lab.yaml:71:3"),
-    "LL118": (_break_mtu, "inventories/lab.yaml:42:7"),
-    "LL119": (_break_weights, "inventories/lab.yaml:35:3"),
+    "LL118": (_break_mtu, "inventories/lab.yaml:14:5"),
+    "LL119": (_break_weights, "inventories/lab.yaml:11:5"),
 }
 
 
@@ -184,6 +192,23 @@ def test_budget_overrun_on_unconfirmed_buffer_is_a_warning(plan):
     assert finding.severity == "error"
 
 
+def test_roce_mtu_too_small_for_a_4096_payload_is_an_error(plan):
+    _port(plan).mtu = 4000
+    [finding] = findings(plan, "LL118")
+    assert finding.severity == "error" and "4096-byte RoCE payload" in finding.message
+    _port(plan).mtu = 4180  # carries 4096 B of payload with IPv6, RETH and ImmDt
+    [finding] = findings(plan, "LL118")
+    assert finding.severity == "warning"  # but is not jumbo
+
+
+def test_ecn_within_buffer_without_an_asic_uses_the_largest_known_buffer(plan):
+    device = plan.devices["leaf1"]
+    device.asic = "unknown"
+    _port(plan).ecn[0].max_bytes = 200_000_000
+    [finding] = findings(plan, "LL123")
+    assert "largest ASIC known" in finding.message
+
+
 def test_eos_mtu_above_9214_is_an_error(plan):
     plan.devices["spine1"].ports["Ethernet1/1"].mtu = 9216
     [finding] = findings(plan, "LL118")
@@ -204,10 +229,15 @@ def test_lint_command_exit_codes_and_formats(run, write):
     path = write(text)
     broken = run("lint", str(path))
     assert broken.code == 1
-    assert f"{path}:42:7: error LL115 [watchdog-timers] leaf1 Ethernet0: poll 300 ms" in broken.out
+    # one cause, one finding, at the line that was changed (the fabric's pfc_watchdog)
+    assert broken.out.count("LL115") == 1
+    assert (
+        f"{path}:16:5: error LL115 [watchdog-timers] poll 300 ms is longer than detection "
+        "200 ms or restoration 200 ms (24 ports on 6 devices: leaf1:Ethernet0, " in broken.out
+    )
     github = run("lint", str(path), "--format", "github")
     assert (
-        f"::error file={path},line=42,col=7,title=LL115 watchdog-timers::poll 300 ms" in github.out
+        f"::error file={path},line=16,col=5,title=LL115 watchdog-timers::poll 300 ms" in github.out
     )
     ignored = run("lint", str(path), "--ignore", "LL115")
     assert ignored.code == 0
@@ -263,9 +293,11 @@ def test_junit_output(run, write):
     assert root.tag == "testsuites"
     suites = {s.get("name"): s for s in root}
     assert set(suites) == {"fabric", "leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"}
-    failure = suites["leaf1"].find("testcase[@name='LL115 watchdog-timers']/failure")
+    # one cause (the fabric's watchdog policy) on 6 switches: one failure, in the fabric suite
+    failure = suites["fabric"].find("testcase[@name='LL115 watchdog-timers']/failure")
     assert failure is not None and failure.get("type") == "LL115"
-    assert int(root.get("failures")) == 6  # one failing rule on each of the 6 switches
+    assert "24 ports on 6 devices" in failure.get("message")
+    assert int(root.get("failures")) == 1
 
 
 def test_pre_commit_manifest():

@@ -3,40 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from collections.abc import Callable
 
-from rich.progress import Progress
 from rich.table import Table
 
 from lossless.deploy.live import LiveResult
 from lossless.report.console import console
-
-
-class ProgressReporter:
-    """A progress bar on a terminal; silent in CI and pipes."""
-
-    def __init__(self, total: int, label: str):
-        self._progress = Progress(transient=True) if sys.stderr.isatty() else None
-        self._task = None
-        if self._progress is not None:
-            self._progress.start()
-            self._task = self._progress.add_task(label, total=total)
-
-    def advance(self, _device: str) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.advance(self._task)
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-    def __enter__(self) -> Callable[[str], None]:
-        return self.advance
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
+from lossless.report.progress import ProgressReporter  # noqa: F401  (re-exported)
 
 
 def render_results(results: list[LiveResult], fmt: str) -> str:

@@ -59,6 +59,7 @@ class _Resolver:
         self.data: dict[str, Any] = document.data
         self.problems: list[Any] = []
         self._policy_cache: dict[str, Policy] = {}
+        self._origin_cache: dict[tuple[PathKey, ...], dict[str, Location]] = {}
         # Names whose definition already has a problem: links to them are not reported
         # again, so one mistake gives one message.
         self.broken: set[str] = set()
@@ -86,6 +87,37 @@ class _Resolver:
         if cache_key not in self._policy_cache:
             self._policy_cache[cache_key] = Policy.from_mapping(merged)
         return self._policy_cache[cache_key]
+
+    def policy_origin(self, layer_paths: list[PathKey]) -> dict[str, Location]:
+        """Where each policy key was set: for every key and nested key ("pfc_watchdog",
+        "pfc_watchdog.poll_ms") the key's own line in the most specific layer that sets it.
+        Findings about a value point there (the line a change is made on)."""
+        cache_key = tuple(layer_paths)
+        if cache_key not in self._origin_cache:
+            origin: dict[str, Location] = {}
+            for path in layer_paths:
+                self._record_origin(self.doc_value(path), path, "", origin)
+            self._origin_cache[cache_key] = origin
+        return self._origin_cache[cache_key]
+
+    def _record_origin(
+        self, value: Any, path: PathKey, prefix: str, origin: dict[str, Location]
+    ) -> None:
+        if not isinstance(value, dict):
+            return
+        for key, child in value.items():
+            dotted = f"{prefix}{key}"
+            origin[dotted] = self.where((*path, key), key=True)
+            self._record_origin(child, (*path, key), f"{dotted}.", origin)
+
+    def doc_value(self, path: PathKey) -> Any:
+        """The inventory's data at path, or None."""
+        value: Any = self.data
+        for part in path:
+            if not isinstance(value, dict) or part not in value:
+                return None
+            value = value[part]
+        return value
 
     # -- ASICs ---------------------------------------------------------------------------
 
@@ -139,6 +171,11 @@ class _Resolver:
             role_policy = roles.get(spec["role"], {}).get("policy", {})
             layers = [fabric_policy, role_policy, spec.get("policy", {})]
             policy = self.policy(layers)
+            layer_paths: list[PathKey] = [
+                ("fabric", "policy"),
+                ("roles", spec["role"], "policy"),
+                (*path, "policy"),
+            ]
             for index, name in enumerate(names):
                 if name in devices:
                     self.problem(path, f"device {name!r} is defined twice", key=True)
@@ -152,10 +189,13 @@ class _Resolver:
                     mgmt=mgmts[index] if mgmts else None,
                     gearbox_delay_ns=spec.get("gearbox_delay_ns", 0),
                     policy=policy,
-                    ports=self.resolve_ports(spec.get("ports", {}), path, name, asic, layers),
+                    ports=self.resolve_ports(
+                        spec.get("ports", {}), path, name, asic, layers, layer_paths
+                    ),
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
                     lint_ignore=dict(spec.get("lint_ignore", {})),
+                    policy_origin=self.policy_origin(layer_paths),
                 )
         return devices
 
@@ -184,6 +224,7 @@ class _Resolver:
         device_name: str,
         asic: Asic,
         policy_layers: list[dict[str, Any]],
+        layer_paths: list[PathKey],
     ) -> dict[str, Port]:
         profiles = self.data.get("port_profiles", {})
         ports: dict[str, Port] = {}
@@ -201,6 +242,10 @@ class _Resolver:
             settings.update({k: v for k, v in spec.items() if k != "policy"})
             speed = parse_speed(settings["speed"])
             policy = self.policy([*policy_layers, port_policy])
+            port_layers = [*layer_paths, (*path, "policy")]
+            if profile_name is not None:
+                port_layers.insert(-1, ("port_profiles", profile_name, "policy"))
+            port_origin = self.policy_origin(port_layers)
             for name in self.expand(key, path, key=True):
                 if name in ports:
                     self.problem(
@@ -218,6 +263,7 @@ class _Resolver:
                     policy=policy,
                     where=self.where(path, key=True),
                     lint_ignore=dict(settings.get("lint_ignore", {})),
+                    policy_origin=port_origin,
                 )
         return ports
 

@@ -1,20 +1,26 @@
 """Lint vendor configs: parse each into a DevicePlan and compare it with the plan.
 
-With an inventory, each device's config is parsed on top of the device's plan (facts a
-config cannot hold, like peers and the ASIC, come from the plan), the parsed plan replaces
-the planned one for the rules, and every expressed setting that differs is LL200 drift.
+With an inventory, each device's config is parsed from an empty device that takes from the
+plan only what a config cannot hold (peers, the ASIC: vendors/skeleton.py), the parsed plan
+replaces the planned one for the rules, and every expressed setting that differs is LL200
+drift.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from lossless.deploy.offline import find_backup
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
+from lossless.render import render_device
 from lossless.vendors import vendor_for
+from lossless.vendors.common import read_config
+from lossless.vendors.skeleton import skeleton_device
 
 
 def _parser(os_name: str) -> Any:
@@ -37,15 +43,29 @@ def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None
                 ecn.max_below_trigger = ecn.max_bytes <= trigger
 
 
-def fabric_from_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Finding]]:
+def fabric_from_configs(
+    plan: FabricPlan, folder: Path, progress: Callable[[str], None] | None = None
+) -> tuple[FabricPlan, list[Finding]]:
+    """The plan with every device whose config is in `folder` replaced by the parsed config,
+    and the findings made while reading them (LL200 drift, LL201 missing).
+
+    Configs are found as `<device>.<ext>` or under the names backup tools use (Oxidized's bare
+    device name, .cfg, .conf, ...). A config byte-identical to what lossless renders for the
+    device cannot drift: it is not parsed and the device's plan stands for it."""
     fabric = copy.copy(plan)
     fabric.devices = dict(plan.devices)
     findings: list[Finding] = []
     for name, planned in plan.devices.items():
+        if progress is not None:
+            progress(name)
         vendor = _parser(planned.os)
-        path = folder / f"{name}.{vendor_for(planned.os).EXTENSION}"
-        if vendor is None or not path.is_file():
-            reason = f"no parser for {planned.os} yet" if vendor is None else f"no {path}"
+        path = find_backup(folder, name, vendor_for(planned.os).EXTENSION)
+        if vendor is None or path is None:
+            reason = (
+                f"no parser for {planned.os} yet"
+                if vendor is None
+                else f"no config for {name} in {folder}"
+            )
             findings.append(
                 Finding(
                     planned.source,
@@ -56,18 +76,32 @@ def fabric_from_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, lis
                 )
             )
             continue
-        parsed = vendor.parse_file(str(path), name, hint=planned)
+        text = read_config(str(path))
+        if text == render_device(planned, plan):
+            continue
+        parsed = vendor.parse(text, str(path), name, hint=planned)
         _inherit_pfc_trigger(parsed, planned)
         findings.extend(drift(planned, parsed, vendor))
         fabric.devices[name] = parsed
     return fabric, findings
 
 
-def fabric_from_config(path: Path, os_name: str) -> FabricPlan:
-    """One config alone: a fabric of one device, facts the config lacks from a skeleton."""
+def fabric_from_config(
+    path: Path, os_name: str, roce_dscp: int | None = None, cnp_dscp: int | None = None
+) -> FabricPlan:
+    """One config alone: a fabric of one device, facts the config lacks from a skeleton.
+
+    Which DSCPs the hosts send RoCE and CNPs with is not in a switch config: given, the
+    config's classes for them are checked; not given, they are read from the config (the
+    lossless class and the strict-priority class)."""
     vendor = _parser(os_name)
     if vendor is None:
         raise ValueError(f"no parser for {os_name} yet")
     name = path.stem
-    device = vendor.parse_file(str(path), name)
+    hint = None
+    if roce_dscp is not None or cnp_dscp is not None:
+        hint = skeleton_device(name, os_name, str(path))
+        hint.roce_dscp = hint.roce_dscp if roce_dscp is None else roce_dscp
+        hint.cnp_dscp = hint.cnp_dscp if cnp_dscp is None else cnp_dscp
+    device = vendor.parse_file(str(path), name, hint=hint)
     return FabricPlan(name=name, inventory=str(path), devices={name: device}, links=[])

@@ -118,13 +118,55 @@ def lint(
     found = {f for r in chosen for f in run_rule(r, fabric)}
     found |= {f for f in extra if _selected(f.rule, select, ignore)}
     result = LintResult([], [])
+    kept = []
     for finding in sorted(found):
         reason = suppression(fabric, finding)
         if reason is None:
-            result.findings.append(finding)
+            kept.append(finding)
         else:
             result.suppressed.append((finding, reason))
+    result.findings = one_per_cause(kept)
     return result
+
+
+SHOWN_SUBJECTS = 3
+
+
+def one_per_cause(findings: list[Finding]) -> list[Finding]:
+    """Findings of one rule with the same message at the same line have one cause (a fabric
+    MTU, a switch-wide ECN policy, a shared profile): report it once, at that line, saying
+    where else it applies, instead of once per port."""
+    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
+    for finding in findings:
+        key = (finding.source, finding.rule, finding.severity, finding.message)
+        groups.setdefault(key, []).append(finding)
+    merged = []
+    for group in groups.values():
+        first = group[0]
+        if len(group) == 1:
+            merged.append(first)
+            continue
+        devices = {f.device for f in group}
+        subjects = [
+            (f.port or "") if len(devices) == 1 else ":".join(x for x in (f.device, f.port) if x)
+            for f in group
+        ]
+        shown = ", ".join(subjects[:SHOWN_SUBJECTS])
+        more = len(subjects) - SHOWN_SUBJECTS
+        where = f"{shown} and {more} more" if more > 0 else shown
+        merged.append(
+            Finding(
+                first.source,
+                first.rule,
+                first.severity,
+                f"{first.message} ({len(group)} ports on {len(devices)} devices: {where})"
+                if len(devices) > 1
+                else f"{first.message} ({len(group)} ports: {where})",
+                first.device if len(devices) == 1 else None,
+                None,
+            )
+        )
+    return merged
 
 
 def _selected(rule_id: str, select: Iterable[str], ignore: Iterable[str]) -> bool:

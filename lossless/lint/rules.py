@@ -16,6 +16,10 @@ from lossless.vendors import max_mtu
 
 L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
 ROCE_MIN_MTU = 9000
+# The IP MTU a 4096-byte RoCE v2 payload (the largest RDMA path MTU, the NICs' default) needs:
+# IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + payload 4096 + ICRC 4 (InfiniBand
+# Architecture Spec. vol. 1 ch. 9 header sizes; RoCE v2 = IBTA Annex A17, UDP port 4791).
+ROCE_4096_IP_MTU = 40 + 8 + 12 + 16 + 4 + 4096 + 4
 
 
 def _switch_ends(
@@ -358,10 +362,36 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     "LL121", "cnp-never-paused", "error", "port", "physics.md 4 rule 21", facts=("pfc_priorities",)
 )
 def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """PFC is never enabled on the CNP priority: a paused CNP cannot slow the sender whose
-    traffic caused the congestion."""
+    """PFC is never enabled on the CNP priority, and the CNP DSCP never lands in a no-drop
+    class: a paused CNP cannot slow the sender whose traffic caused the congestion."""
     if device.cnp_priority in port.pfc_priorities:
-        yield f"PFC is enabled on CNP priority {device.cnp_priority}"
+        yield (
+            f"CNP DSCP {device.cnp_dscp} is in traffic class {device.cnp_priority}, "
+            "which is PFC-enabled (no-drop)"
+        )
+
+
+@rule(
+    "LL123",
+    "ecn-within-buffer",
+    "error",
+    "port",
+    "physics.md 3.4; asics/catalogue.yaml buffer sizes",
+    facts=("ecn",),
+)
+def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
+    """ECN thresholds fit in the buffer: a threshold above the switch's whole buffer (or, when
+    the ASIC is not known, above the largest buffer of any ASIC we know) never marks, so DCQCN
+    never slows senders and PFC does all the work. Usually a unit mistake (KB for B, cells)."""
+    asic = catalogue().get(device.asic)
+    if asic is not None and asic.buffer_bytes:
+        limit, what = asic.buffer_bytes, f"the {asic.buffer_bytes} B buffer of {device.asic}"
+    else:
+        limit = max(a.buffer_bytes or 0 for a in catalogue().values())
+        what = f"the {limit} B buffer of the largest ASIC known"
+    for e in port.ecn:
+        if e.min_bytes > limit or e.max_bytes > limit:
+            yield f"queue {e.queue}: ECN min {e.min_bytes} B / max {e.max_bytes} B exceed {what}"
 
 
 @rule(
@@ -445,10 +475,18 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
 )
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (the largest MTU
-    an OS takes is a fact its vendor module declares, e.g. EOS 9214)."""
+    an OS takes is a fact its vendor module declares, e.g. EOS 9214). An MTU that cannot
+    carry a 4096-byte RoCE payload is an error: RDMA falls back to a smaller path MTU or
+    drops, and the NICs' default RoCE MTU is 4096."""
     if not port.lossless:
         return
-    if port.mtu < ROCE_MIN_MTU:
+    if port.mtu < ROCE_4096_IP_MTU:
+        yield (
+            "error",
+            f"MTU {port.mtu} cannot carry a 4096-byte RoCE payload "
+            f"(needs {ROCE_4096_IP_MTU} with IPv6 and RDMA headers)",
+        )
+    elif port.mtu < ROCE_MIN_MTU:
         yield f"MTU {port.mtu} is below {ROCE_MIN_MTU} on a RoCE port"
     limit = max_mtu(device.os)
     if limit is not None and port.mtu > limit:

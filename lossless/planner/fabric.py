@@ -21,6 +21,7 @@ from lossless.planner.ecn import ecn_thresholds, pfc_trigger_bytes
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
+from lossless.planner.sources import attach_sources
 from lossless.units import whole_metres
 
 # A lossless port with no link has no cable length; SONiC gives such ports the spine-leaf
@@ -188,6 +189,7 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         for name, device in inventory.devices.items()
         if not only or name in only
     }
+    attach_sources(devices, inventory)
     links = [
         LinkPlan(str(link.a), str(link.b), link.cable_m, str(link.where))
         for link in inventory.links
