@@ -62,6 +62,7 @@ class HeadroomPolicy:
     shared_headroom_pool: bool
     over_subscribe_ratio: int | None
     dynamic_th: int
+    override: bool = False  # state the planned headroom bytes where the switch sizes it itself
 
 
 @dataclass(frozen=True)

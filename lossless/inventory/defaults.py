@@ -47,6 +47,8 @@ DEFAULT_POLICY: dict[str, Any] = {
         "shared_headroom_pool": False,
         "over_subscribe_ratio": None,
         "dynamic_th": 0,
+        # The switch sizes headroom itself where it can (NX-OS); True writes the plan's bytes.
+        "override": False,
     },
     # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (vendors.md 4h [SRC]).
     "scheduler": {"roce_weight": 50, "default_weight": 50},

@@ -31,10 +31,12 @@ class Node:
         return self.children.get(text)
 
 
-def parse_tree(text: str, comment: str = "!") -> Node:
+def parse_tree(text: str, comment: str = "!", repeatable: tuple[str, ...] = ()) -> Node:
     """The statements of an indented config, nested by indentation. Blank lines, comment lines
     (starting with `comment`) and a top-level `end` are skipped; a statement repeated under
-    the same parent is one node, whose children are the union of both (in order)."""
+    the same parent is one node, whose children are the union of both (in order). Statements
+    starting with one of `repeatable` add up instead of replacing an earlier value of the same
+    command (NX-OS `match dscp 24` and `match dscp 26` in one class-map both match)."""
     root = Node("", 0)
     stack: list[tuple[int, Node]] = [(-1, root)]
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -52,7 +54,7 @@ def parse_tree(text: str, comment: str = "!") -> Node:
         if node is None:
             command = statement.rsplit(" ", 1)[0] if " " in statement else statement
             earlier = parent.children.get(parent.commands.get(command, ""))
-            if earlier is not None and not earlier.children:
+            if earlier is not None and not earlier.children and not command.startswith(repeatable):
                 del parent.children[earlier.text]  # a later value of the same command wins
             parent.commands[command] = statement
             node = parent.children[statement] = Node(statement, number)
