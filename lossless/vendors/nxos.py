@@ -84,14 +84,13 @@ def classes(device: DevicePlan) -> list[dict[str, Any]]:
     (so no other class can catch it: first match wins), then RoCE, then any other planned
     class; DSCPs the plan leaves in traffic class 0 fall to `class-default` (qos-group 0)."""
     tc_of = device.maps.dscp_to_tc
-    found = []
+    found: list[tuple[str, list[int], int]] = []
     if tc_of.get(device.cnp_dscp, 0) != 0:
-        found.append({"name": "CNP", "dscps": [device.cnp_dscp], "tc": tc_of[device.cnp_dscp]})
+        found.append(("CNP", [device.cnp_dscp], tc_of[device.cnp_dscp]))
     others = sorted(d for d, tc in tc_of.items() if tc != 0 and d != device.cnp_dscp)
     for tc, dscps in sorted(group(others, lambda d: tc_of[d]).items()):
-        name = "ROCE" if tc == device.roce_priority else f"TC{tc}"
-        found.append({"name": name, "dscps": dscps, "tc": tc})
-    return [{**c, "dscps": dscp_list(c["dscps"])} for c in found]
+        found.append(("ROCE" if tc == device.roce_priority else f"TC{tc}", dscps, tc))
+    return [{"name": name, "dscps": dscp_list(dscps), "tc": tc} for name, dscps, tc in found]
 
 
 def jumbo_mtu(device: DevicePlan) -> int:
@@ -253,12 +252,20 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
     """What an NX-OS config says about a device (compared on for round trip and drift). The
-    watchdog is compared as NX-OS runs it: switch-wide timers in whole intervals, action drop;
-    headroom (when the inventory asks for it, or a config states it) as the one system-wide
-    pause buffer of the lossless ports."""
+    watchdog is on or off per port, its timers switch-wide as NX-OS runs them (whole
+    intervals); headroom (when the inventory asks for it, or a config states it) is the one
+    system-wide pause buffer of the lossless ports."""
     facts = expressed_facts(
         device,
-        ("mtu", "lossless", "pfc_priorities", "ecn", "wred_drop_queues", "trust"),
+        (
+            "mtu",
+            "lossless",
+            "pfc_priorities",
+            "ecn",
+            "wred_drop_queues",
+            "trust",
+            "watchdog_enabled",
+        ),
         (
             "dscp_to_tc",
             "pfc_priority_to_queue",
@@ -272,16 +279,12 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
         ),
     )
     poll, detection, restoration = watchdog_timers(device.watchdog)
-    facts["watchdog_poll_ms"] = poll if device.watchdog.enabled else None
+    enabled = device.watchdog.enabled
+    facts["watchdog_poll_ms"] = poll if enabled else None
+    facts["watchdog_timers"] = (detection, restoration) if enabled else None
     headroom = device_headroom(device)
     for port in device.ports.values():
-        entry = facts["ports"][port.name]
-        entry["watchdog"] = (
-            None
-            if port.watchdog is None
-            else (port.watchdog.enabled, detection, restoration, "drop")
-        )
-        entry["headroom"] = (
+        facts["ports"][port.name]["headroom"] = (
             [(headroom.priority_group, headroom.xon, headroom.xoff, headroom.size)]
             if headroom is not None and port.lossless
             else []

@@ -611,7 +611,9 @@ def _headroom(port: PortPlan, entry: _Interface, switch: _Switch) -> bool:
 def _watchdog(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
     config = switch.config
     stated = entry.settings.get("watchdog") or config.watchdog.get("enabled")
-    port.sources["watchdog"] = switch.at(stated.line if stated else entry.line)
+    port.sources["watchdog"] = port.sources["watchdog_enabled"] = switch.at(
+        stated.line if stated else entry.line
+    )
     if not port.lossless:
         port.watchdog = None
         return
@@ -760,9 +762,14 @@ def _device_watchdog(device: DevicePlan, config: Config, switch: _Switch) -> Non
     first = next((p.watchdog for p in device.ports.values() if p.watchdog), None)
     on = first.enabled if first else bool(enabled and enabled.value)
     device.watchdog = WatchdogPlan(on, detection, restoration, interval, "drop")
-    stated = config.watchdog.get("interval") or enabled
-    if stated is not None:
-        device.sources["watchdog_poll_ms"] = switch.at(stated.line)
+    wd = config.watchdog
+    for fact, keys in (
+        ("watchdog_poll_ms", ("interval", "enabled")),
+        ("watchdog_timers", ("shutdown-multiplier", "auto-restore", "interval", "enabled")),
+    ):
+        stated = next((wd[key] for key in keys if key in wd), None)
+        if stated is not None:
+            device.sources[fact] = switch.at(stated.line)
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
