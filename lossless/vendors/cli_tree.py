@@ -6,7 +6,8 @@ section written twice (DuplicateChildError), which real running configs do (an `
 repeated further down, a profile edited in two places). Parsers read this tree instead, so a
 finding can point at the statement that set a value; a repeated section is merged into the
 first one, as the switch itself does: a later `mtu 9000` replaces an earlier `mtu 9100` of
-the same interface (same command, another value: the text but its last word). `merged_text`
+the same interface (same command, another value: the text but its last word; below the top
+level, where one command holds one value). `merged_text`
 gives hier_config the same merged config.
 """
 
@@ -52,9 +53,18 @@ def parse_tree(text: str, comment: str = "!", repeatable: tuple[str, ...] = ()) 
             continue
         node = parent.children.get(statement)
         if node is None:
-            command = statement.rsplit(" ", 1)[0] if " " in statement else statement
+            # a negation (`no switchport`, `no shutdown`) states no value: its own command
+            negated = statement.startswith("no ")
+            command = statement.rsplit(" ", 1)[0] if " " in statement and not negated else statement
             earlier = parent.children.get(parent.commands.get(command, ""))
-            if earlier is not None and not earlier.children and not command.startswith(repeatable):
+            # not at the top level: `feature bgp` does not replace `feature lldp`, nor a bare
+            # `interface Ethernet1/5` (NX-OS prints every port) the bare one before it
+            if (
+                earlier is not None
+                and parent is not root
+                and not earlier.children
+                and not command.startswith(repeatable)
+            ):
                 del parent.children[earlier.text]  # a later value of the same command wins
             parent.commands[command] = statement
             node = parent.children[statement] = Node(statement, number)

@@ -571,8 +571,8 @@ def _egress(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
         if cls.wred_drop:
             port.wred_drop_queues.append(queue)
             sources["wred_drop_queues"] = switch.at(cls.wred_drop.line)
-        if queue in switch.no_drop:
-            sources["ecn"] = switch.at(cls.line)
+        if queue in switch.no_drop:  # no ECN here: the WRED line that drops instead, or the class
+            sources["ecn"] = switch.at(cls.wred_drop.line if cls.wred_drop else cls.line)
             if port.lossless and cls.ecn:
                 low, high, probability = cls.ecn.value
                 stated = switch.at(cls.ecn.line)
