@@ -755,12 +755,11 @@ def _device_queues(
 
 
 def _device_watchdog(device: DevicePlan, config: Config, switch: _Switch) -> None:
-    """The switch-wide watchdog: on with the global `watch-dog-interval on` (or the first
-    lossless port's own), with the global timers."""
+    """The switch-wide watchdog: on with the global `watch-dog-interval on` (off by default;
+    a port may still turn it on for itself), with the global timers."""
     interval, detection, restoration = switch.timers
     enabled = config.watchdog.get("enabled")
-    first = next((p.watchdog for p in device.ports.values() if p.watchdog), None)
-    on = first.enabled if first else bool(enabled and enabled.value)
+    on = bool(enabled and enabled.value)
     device.watchdog = WatchdogPlan(on, detection, restoration, interval, "drop")
     wd = config.watchdog
     for fact, keys in (
