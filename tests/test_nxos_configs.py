@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from cli_cases import assert_lints, assert_refused, assert_removal_found, line_of
 from conftest import INVENTORIES, REPO
 
 from lossless.errors import InputError
@@ -20,12 +21,6 @@ from lossless.vendors.nxos_parse import parse
 CORPUS = REPO / "tests" / "configs" / "nxos"
 GOLDEN = REPO / "golden" / "lab"
 LAB = str(INVENTORIES / "lab.yaml")
-
-
-def _line(path, needle: str) -> int:
-    """The first statement (not a comment) starting with `needle`."""
-    lines = path.read_text().splitlines()
-    return next(i for i, text in enumerate(lines, 1) if text.strip().startswith(needle))
 
 
 def _lab():
@@ -53,14 +48,7 @@ CORPUS_CASES = {
 @pytest.mark.parametrize("name", sorted(CORPUS_CASES))
 def test_corpus_config_lints_as_expected(run, name):
     code, rule_id, needle, extra = CORPUS_CASES[name]
-    path = CORPUS / name
-    result = run("lint", "--config", str(path), "--os", "nxos", *extra)
-    assert result.code == code, result.out + result.err
-    if rule_id is None:
-        assert result.out.strip() == "0 error(s), 0 warning(s)"
-        return
-    expected = f"{path}:{_line(path, needle)}:1: error {rule_id} "
-    assert any(line.startswith(expected) for line in result.out.splitlines()), result.out
+    assert_lints(run, CORPUS / name, "nxos", code, rule_id, needle, *extra)
 
 
 def test_nxos_defaults_for_what_a_config_leaves_out():
@@ -267,10 +255,7 @@ def test_a_repeated_interface_section_is_merged():
     ],
 )
 def test_another_os_config_is_not_an_nxos_config(run, other, why):
-    result = run("lint", "--config", str(other), "--os", "nxos")
-    assert result.code == 2, result.out
-    assert "this is not an NX-OS config" in result.err and why in result.err
-    assert f"{other}:" in result.err and "Traceback" not in result.err
+    assert_refused(run, other, "nxos", "NX-OS", why)
 
 
 @pytest.mark.parametrize(
@@ -373,16 +358,7 @@ REMOVED = {
 
 @pytest.mark.parametrize("case", sorted(REMOVED))
 def test_a_removed_setting_is_found_at_its_line(run, configs, case):
-    (removed, left), rule_id, needle, words = REMOVED[case]
-    path = configs / "leaf3.cfg"
-    text = path.read_text()
-    assert removed in text
-    path.write_text(text.replace(removed, left, 1))
-    result = run("lint", LAB, "--configs", str(configs))
-    assert result.code == 1, result.out
-    at = f"{path}:{_line(path, needle)}:"
-    hits = [x for x in result.out.splitlines() if f" {rule_id} " in x and x.startswith(at)]
-    assert any(words in x for x in hits), (at, result.out)
+    assert_removal_found(run, LAB, configs / "leaf3.cfg", REMOVED[case])
 
 
 def test_a_system_wide_cause_is_one_finding(run, configs):
@@ -391,7 +367,7 @@ def test_a_system_wide_cause_is_one_finding(run, configs):
     result = run("lint", LAB, "--configs", str(configs))
     hits = [x for x in result.out.splitlines() if " LL121 " in x]
     assert len(hits) == 1 and "(4 ports:" in hits[0], result.out
-    assert hits[0].startswith(f"{path}:{_line(path, 'pause pfc-cos 3,6')}:")
+    assert hits[0].startswith(f"{path}:{line_of(path, 'pause pfc-cos 3,6')}:")
 
 
 def test_diff_merges_a_repeated_section_of_the_running_config(run, configs):

@@ -4,9 +4,8 @@ running config that lacks any setting lossless owns fails the post-check and is 
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from cli_cases import mock_credentials, push, record_push
 from conftest import INVENTORIES, REPO
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -51,33 +50,12 @@ REMOVED = {
 
 @pytest.fixture
 def mock(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOSSLESS_USERNAME", "netops")
-    monkeypatch.setenv("LOSSLESS_PASSWORD", "not-a-real-password")
-    root = tmp_path / "mock"
-
-    def record(running: str):
-        folder = root / "leaf3"
-        folder.mkdir(parents=True, exist_ok=True)
-        responses = {
-            "load_merge_candidate.1": {},
-            "compare_config.1": {"diff": "+  mtu 9100"},
-            "commit_config.1": {},
-            "rollback.1": {},
-            "get_config.1": {"running": running, "startup": "", "candidate": ""},
-        }
-        for name, value in responses.items():
-            (folder / name).write_text(json.dumps(value))
-        return root
-
-    return record
+    mock_credentials(monkeypatch)
+    return lambda running: record_push(tmp_path / "mock", "leaf3", running, confirm=False)
 
 
 def _push(run, root):
-    result = run(
-        "push", LAB, "--device", "leaf3", "--commit", "--mock", str(root), "--format", "json"
-    )
-    [device] = json.loads(result.out)["devices"]
-    return result.code, device
+    return push(run, LAB, "leaf3", root)
 
 
 @pytest.mark.parametrize("setting", sorted(REMOVED))

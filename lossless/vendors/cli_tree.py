@@ -13,8 +13,11 @@ gives hier_config the same merged config.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+from lossless.errors import InputError, Problem
 
 
 @dataclass
@@ -83,3 +86,63 @@ def merged_text(root: Node, indent: str = "   ") -> str:
 
     emit(root, 0)
     return "\n".join(lines) + "\n"
+
+
+# Top-level statements of formats no indented CLI config has (the format they belong to).
+OTHER_FORMATS = (
+    (re.compile(r"nv (set|unset) .*"), "NVUE commands"),
+    (re.compile(r"(set|delete|deactivate) \S.*"), "Junos or NVUE `set` commands"),
+    (re.compile(r".*[{};]$"), "Junos (curly-brace)"),
+    (re.compile(r"(- )?[\w.'\"-]+:( .*)?$"), "YAML (NVUE?)"),
+)
+
+
+def _banner_end(statement: str) -> str | None:
+    """What ends a banner's free text: EOS `banner login` runs to a line `EOF`, NX-OS
+    `banner motd #...#` to the line holding its delimiter again (None: it ends on its line)."""
+    words = statement.split(maxsplit=2)
+    if len(words) < 3:
+        return "EOF"
+    delimiter, rest = words[2][0], words[2][1:]
+    return None if delimiter in rest else delimiter
+
+
+def check_config_of(
+    text: str,
+    tree: Node,
+    file: str,
+    os_name: str,
+    foreign: Iterable[tuple[re.Pattern[str], str]],
+    words: re.Pattern[str],
+    article: str = "an",
+) -> None:
+    """Bad input (exit 2) naming the line when the file is not a config of `os_name`: empty,
+    JSON, a top-level statement only another OS or format writes (`foreign` pairs of
+    pattern and OS, then OTHER_FORMATS), or no statement this OS's configs are made of (`words`
+    matches the start of one). Banner text is free text and is skipped."""
+
+    def refuse(line: int, why: str) -> InputError:
+        message = f"this is not {article} {os_name} config: {why}"
+        return InputError([Problem(file, line, 1, "", message)])
+
+    first = text.lstrip()[:1]
+    if not first:
+        raise refuse(1, "the file is empty")
+    if first in "{[":
+        raise refuse(text[: text.index(first)].count("\n") + 1, "it is JSON (a SONiC config_db?)")
+    patterns = [*foreign, *OTHER_FORMATS]
+    ending = None
+    for node in tree:
+        if ending is not None:
+            if node.text == ending if ending == "EOF" else ending in node.text:
+                ending = None
+            continue
+        if node.text.startswith("banner "):
+            ending = _banner_end(node.text)
+            continue
+        for pattern, other in patterns:
+            if pattern.fullmatch(node.text):
+                raise refuse(node.line, f"`{node.text[:40]}` is {other} syntax")
+    if not any(words.match(node.text) for node in tree):
+        first_node = next(iter(tree), None)
+        raise refuse(first_node.line if first_node else 1, f"no {os_name} statement in it")

@@ -28,13 +28,13 @@ statement that should say it (the interface, the policy-map class, `system qos`)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcnPlan, HeadroomPlan, PortPlan, WatchdogPlan
-from lossless.vendors.cli_tree import Node, parse_tree
+from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
 from lossless.vendors.skeleton import new_port, skeleton_device
 
@@ -93,10 +93,6 @@ _FOREIGN = (
         ),
         "Arista EOS",
     ),
-    (re.compile(r"nv (set|unset) .*"), "NVUE commands"),
-    (re.compile(r"(set|delete|deactivate) \S.*"), "Junos or NVUE `set` commands"),
-    (re.compile(r".*[{};]$"), "Junos (curly-brace)"),
-    (re.compile(r"(- )?[\w.'\"-]+:( .*)?$"), "YAML (NVUE?)"),
 )
 # Top-level statements an NX-OS config is made of (one is enough to say it is NX-OS).
 _NXOS_WORDS = re.compile(
@@ -105,36 +101,13 @@ _NXOS_WORDS = re.compile(
     r"ntp|logging|aaa|copp|rmon|spanning-tree|cfs|nxapi|license|service|clock|vpc|"
     r"errdisable|lldp|route-map|object-group|mac|control-plane|tacacs-server|radius-server|"
     r"ssh|callhome|fabric|evpn|nv|bfd|key|track|event|monitor|qos|ptp|role|port-channel|"
-    r"policy|class|track|power|cdp|udld|macsec|telemetry|end)\b"
+    r"policy|class|power|cdp|udld|macsec|telemetry|end)\b"
 )
 
 
 def check_is_nxos(text: str, tree: Node, file: str) -> None:
     """Bad input (exit 2) naming the line when the file is another OS's config or no config."""
-
-    def refuse(line: int, why: str) -> InputError:
-        return InputError([Problem(file, line, 1, "", f"this is not an NX-OS config: {why}")])
-
-    first = text.lstrip()[:1]
-    if not first:
-        raise refuse(1, "the file is empty")
-    if first in "{[":
-        raise refuse(text[: text.index(first)].count("\n") + 1, "it is JSON (a SONiC config_db?)")
-    banner_end = None  # the delimiter that ends a banner's free text
-    for node in tree:
-        if banner_end is not None:
-            banner_end = None if banner_end in node.text else banner_end
-            continue
-        if match := re.match(r"banner \S+ (\S)(.*)", node.text):
-            delimiter, rest = match.groups()
-            banner_end = None if delimiter in rest else delimiter
-            continue
-        for pattern, other in _FOREIGN:
-            if pattern.fullmatch(node.text):
-                raise refuse(node.line, f"`{node.text[:40]}` is {other} syntax")
-    if not any(_NXOS_WORDS.match(node.text) for node in tree):
-        first_node = next(iter(tree), None)
-        raise refuse(first_node.line if first_node else 1, "no NX-OS statement in it")
+    check_config_of(text, tree, file, "NX-OS", _FOREIGN, _NXOS_WORDS)
 
 
 # --------------------------------------------------------------------------- values
@@ -339,53 +312,48 @@ def _buffer(match: re.Match[str], line: int) -> Stated:
     return Stated(tuple(int(v) for v in match.groups()), line)
 
 
-def _read_network_policy(node: Node, class_maps: dict[str, int]) -> Policy:
+def _network_statement(entry: NetworkClass, text: str, line: int) -> None:
+    if pause := re.fullmatch(r"pause (?:no-drop )?pfc-cos ([\d ,-]+)", text):
+        entry.pause_cos = Stated([p for p in numbers(pause.group(1)) if p < 8], line)
+    elif mtu := re.fullmatch(r"mtu (\d+)", text):
+        entry.mtu = Stated(int(mtu.group(1)), line)
+    elif buffer := _PAUSE_BUFFER.fullmatch(text):
+        entry.buffer = _buffer(buffer, line)
+
+
+def _queuing_statement(entry: QueuingClass, text: str, line: int) -> None:
+    if text == "priority" or text.startswith("priority level"):
+        entry.strict = Stated(True, line)
+    elif weight := re.fullmatch(r"bandwidth (?:remaining )?percent (\d+)", text):
+        entry.weight = Stated(int(weight.group(1)), line)
+    elif ecn := _ECN.fullmatch(text):
+        low, low_unit, high, high_unit, probability = ecn.groups()
+        thresholds = (int(low) * _UNITS[low_unit], int(high) * _UNITS[high_unit])
+        entry.ecn = Stated((*thresholds, int(probability or 100)), line)
+    elif text.startswith("random-detect ") and not text.endswith(" ecn"):
+        entry.wred_drop = Stated(True, line)  # WRED without `ecn`: it drops
+    elif buffer := _PAUSE_BUFFER.fullmatch(text):
+        entry.buffer = _buffer(buffer, line)
+
+
+def _read_policy(
+    node: Node,
+    kind: str,
+    class_maps: dict[str, int],
+    new_class: Callable[[int], Any],
+    read: Callable[[Any, str, int], None],
+) -> Policy:
+    """A network-qos or queuing policy-map: its classes by queue (`new_class(line)`), each
+    read statement by statement (`read(class, text, line)`)."""
     policy = Policy(node.line)
     for class_node in node:
-        match = re.fullmatch(r"class type network-qos (\S+)", class_node.text)
+        match = re.fullmatch(rf"class type {kind} (\S+)", class_node.text)
         queue = queue_of(match.group(1), class_maps) if match else None
         if queue is None:
             continue
-        entry = policy.classes.setdefault(queue, NetworkClass(class_node.line))
+        entry = policy.classes.setdefault(queue, new_class(class_node.line))
         for child in class_node:
-            if pause := re.fullmatch(r"pause (?:no-drop )?pfc-cos ([\d ,-]+)", child.text):
-                priorities = [p for p in numbers(pause.group(1)) if p < 8]
-                entry.pause_cos = Stated(priorities, child.line)
-            elif mtu := re.fullmatch(r"mtu (\d+)", child.text):
-                entry.mtu = Stated(int(mtu.group(1)), child.line)
-            elif buffer := _PAUSE_BUFFER.fullmatch(child.text):
-                entry.buffer = _buffer(buffer, child.line)
-    return policy
-
-
-def _read_queuing_policy(node: Node, class_maps: dict[str, int]) -> Policy:
-    policy = Policy(node.line)
-    for class_node in node:
-        match = re.fullmatch(r"class type queuing (\S+)", class_node.text)
-        queue = queue_of(match.group(1), class_maps) if match else None
-        if queue is None:
-            continue
-        entry = policy.classes.setdefault(queue, QueuingClass(class_node.line))
-        for child in class_node:
-            text, line = child.text, child.line
-            if text == "priority" or text.startswith("priority level"):
-                entry.strict = Stated(True, line)
-            elif weight := re.fullmatch(r"bandwidth (?:remaining )?percent (\d+)", text):
-                entry.weight = Stated(int(weight.group(1)), line)
-            elif ecn := _ECN.fullmatch(text):
-                low, low_unit, high, high_unit, probability = ecn.groups()
-                entry.ecn = Stated(
-                    (
-                        int(low) * _UNITS[low_unit],
-                        int(high) * _UNITS[high_unit],
-                        int(probability or 100),
-                    ),
-                    line,
-                )
-            elif text.startswith("random-detect ") and not text.endswith(" ecn"):
-                entry.wred_drop = Stated(True, line)  # WRED without `ecn`: it drops
-            elif buffer := _PAUSE_BUFFER.fullmatch(text):
-                entry.buffer = _buffer(buffer, line)
+            read(entry, child.text, child.line)
     return policy
 
 
@@ -406,9 +374,13 @@ def read_config_tree(tree: Node) -> Config:
         elif match := re.fullmatch(r"policy-map type qos (\S+)", text):
             seen.qos[match.group(1)] = _read_qos_policy(node)
         elif match := re.fullmatch(r"policy-map type network-qos (\S+)", text):
-            seen.network[match.group(1)] = _read_network_policy(node, group_maps)
+            seen.network[match.group(1)] = _read_policy(
+                node, "network-qos", group_maps, NetworkClass, _network_statement
+            )
         elif match := re.fullmatch(r"policy-map type queuing (\S+)", text):
-            seen.queuing[match.group(1)] = _read_queuing_policy(node, group_maps)
+            seen.queuing[match.group(1)] = _read_policy(
+                node, "queuing", group_maps, QueuingClass, _queuing_statement
+            )
         elif text == "system qos":
             seen.system_line = line
             seen.system.update(_attachments(node))
