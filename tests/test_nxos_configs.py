@@ -400,3 +400,26 @@ def test_negations_and_top_level_statements_are_not_taken_for_new_values():
     assert [n.text for n in port] == ["no switchport", "no shutdown", "mtu 9216"]
     device = parse("interface Ethernet1/5\ninterface Ethernet1/6\n", "f", "x")
     assert list(device.ports) == ["Ethernet1/5", "Ethernet1/6"]
+
+
+def test_a_missing_pause_buffer_is_drift_when_the_inventory_asks_for_it():
+    from lossless.lint.drift import drift
+
+    plan = _lab()
+    device = plan.devices["leaf3"]
+    device.headroom_settings.override = True
+    text = render_device(device, plan)
+    removed = text.replace("  service-policy type queuing input QOS_INGRESS\n", "")
+    parsed = parse(removed, "leaf3.cfg", "leaf3", hint=device)
+    findings = [f for f in drift(device, parsed, nxos) if "PFC headroom" in f.message]
+    system_line = removed.splitlines().index("system qos") + 1
+    assert findings and {f.source for f in findings} == {f"leaf3.cfg:{system_line}:1"}
+    assert "not set in the config" in findings[0].message
+
+
+def test_value_lists_are_bounded():
+    from lossless.vendors.nxos_parse import numbers
+
+    assert numbers("24-31,af41 ef cs6") == [*range(24, 32), 34, 46, 48]
+    assert numbers("60-999999999") == [60, 61, 62, 63]
+    assert numbers("3,9", 8) == [3]

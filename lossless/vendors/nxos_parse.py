@@ -113,15 +113,16 @@ def check_is_nxos(text: str, tree: Node, file: str) -> None:
 # --------------------------------------------------------------------------- values
 
 
-def numbers(text: str) -> list[int]:
-    """NX-OS value lists: `24,26`, `24-31`, `3 4`, DSCP names (`af31`, `ef`)."""
+def numbers(text: str, limit: int = 64) -> list[int]:
+    """NX-OS value lists: `24,26`, `24-31`, `3 4`, DSCP names (`af31`, `ef`); values from 0
+    to `limit` - 1 (a range is cut there, so `0-999999999` costs nothing)."""
     values: list[int] = []
     for part in re.split(r"[ ,]+", text.strip().lower()):
         first, _, last = part.partition("-")
         if first in DSCP_NAMES and not last:
             values.append(DSCP_NAMES[first])
         elif first.isdigit() and (not last or last.isdigit()):
-            values.extend(range(int(first), int(last or first) + 1))
+            values.extend(range(min(int(first), limit), min(int(last or first) + 1, limit)))
     return values
 
 
@@ -277,10 +278,11 @@ def _read_class_map(node: Node) -> ClassMap:
     lines: list[dict[int, int]] = []
     for child in node:
         if match := re.fullmatch(r"match (dscp|precedence) (.+)", child.text):
-            values = numbers(match.group(2))
-            if match.group(1) == "precedence":
-                values = [8 * p + d for p in values if p < 8 for d in range(8)]
-            lines.append({dscp: child.line for dscp in values if dscp < 64})
+            if match.group(1) == "precedence":  # the top three bits of the DSCP
+                values = [8 * p + d for p in numbers(match.group(2), 8) for d in range(8)]
+            else:
+                values = numbers(match.group(2))
+            lines.append(dict.fromkeys(values, child.line))
     matched: dict[int, int] = {}
     if match_all and lines:  # every `match` must hold: the DSCPs all lines name
         common = set.intersection(*(set(entry) for entry in lines))
@@ -314,7 +316,7 @@ def _buffer(match: re.Match[str], line: int) -> Stated:
 
 def _network_statement(entry: NetworkClass, text: str, line: int) -> None:
     if pause := re.fullmatch(r"pause (?:no-drop )?pfc-cos ([\d ,-]+)", text):
-        entry.pause_cos = Stated([p for p in numbers(pause.group(1)) if p < 8], line)
+        entry.pause_cos = Stated(numbers(pause.group(1), 8), line)
     elif mtu := re.fullmatch(r"mtu (\d+)", text):
         entry.mtu = Stated(int(mtu.group(1)), line)
     elif buffer := _PAUSE_BUFFER.fullmatch(text):
