@@ -5,6 +5,7 @@ repeated sections, and files that are not NX-OS configs."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
@@ -194,6 +195,17 @@ def test_watchdog_timers_are_whole_intervals():
     device.watchdog.detection_ms, device.watchdog.poll_ms = 250, 50
     assert nxos.watchdog_settings(device.watchdog) == (100, 3, 2)  # poll at least 100 ms
     assert nxos.watchdog_timers(device.watchdog) == (100, 300, 200)
+    # `plan` and `render` say so, and that per-port timers and other actions cannot be said
+    from lossless.vendors import not_expressed
+
+    for port in device.ports.values():
+        port.watchdog = device.watchdog
+    assert [w for w, _ in not_expressed(device) if "watchdog" in w] == ["PFC watchdog timers"]
+    port = device.ports["Ethernet1/1"]
+    port.watchdog = dataclasses.replace(device.watchdog, action="alert")
+    said = dict(not_expressed(device))
+    assert "300" in said["PFC watchdog timers"] and "PFC watchdog action other than drop" in said
+    assert "PFC watchdog timers that differ between ports" in said
 
 
 def test_pause_buffer_only_when_the_inventory_asks(tmp_path):
