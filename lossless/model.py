@@ -63,6 +63,7 @@ class HeadroomPolicy:
     shared_headroom_pool: bool | None  # None: as the ASIC's SONiC SKUs ship it
     over_subscribe_ratio: int | None
     dynamic_th: int | None  # None: the ASIC's lossless PG dynamic_th
+    override: bool = False  # state the planned headroom bytes where the switch sizes it itself
 
 
 @dataclass(frozen=True)

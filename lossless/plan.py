@@ -169,6 +169,10 @@ class HeadroomSettings:
     over_subscribe_ratio: int | None
     dynamic_th: int  # the policy's choice, else the ASIC's lossless PG dynamic_th
     gearbox_delay_ns: float = 0.0
+    # The inventory asks for the planned headroom bytes in configs of switches that size
+    # headroom themselves (inventory `headroom.override`); a parser sets it when the config
+    # states headroom bytes.
+    override: bool = False
 
 
 @dataclass

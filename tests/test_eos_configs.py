@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from cli_cases import assert_lints, assert_refused, assert_removal_found
 from conftest import INVENTORIES, REPO
 
 from lossless.errors import InputError
@@ -18,10 +19,6 @@ from lossless.vendors.eos_parse import parse
 CORPUS = REPO / "tests" / "configs" / "eos"
 GOLDEN = REPO / "golden" / "lab"
 LAB = str(INVENTORIES / "lab.yaml")
-
-
-def _line(path, needle: str) -> int:
-    return next(i for i, text in enumerate(path.read_text().splitlines(), 1) if needle in text)
 
 
 # file -> (exit code, rule expected, the statement it must point at); clean files: no finding
@@ -38,14 +35,7 @@ CORPUS_CASES = {
 @pytest.mark.parametrize("name", sorted(CORPUS_CASES))
 def test_corpus_config_lints_as_expected(run, name):
     code, rule_id, needle = CORPUS_CASES[name]
-    path = CORPUS / name
-    result = run("lint", "--config", str(path), "--os", "eos")
-    assert result.code == code, result.out + result.err
-    if rule_id is None:
-        assert result.out.strip() == "0 errors, 0 warnings"
-        return
-    expected = f"{path}:{_line(path, needle)}:1: error {rule_id} "
-    assert any(line.startswith(expected) for line in result.out.splitlines()), result.out
+    assert_lints(run, CORPUS / name, "eos", code, rule_id, needle)
 
 
 def test_a_repeated_interface_section_is_merged():
@@ -106,10 +96,7 @@ def test_every_dscp_maps_exactly_the_plan_dscps_to_the_lossless_and_cnp_classes(
     ],
 )
 def test_another_os_config_is_not_an_eos_config(run, other, why):
-    result = run("lint", "--config", str(GOLDEN / other), "--os", "eos")
-    assert result.code == 2, result.out
-    assert "this is not an EOS config" in result.err and why in result.err
-    assert f"{GOLDEN / other}:" in result.err and "Traceback" not in result.err
+    assert_refused(run, GOLDEN / other, "eos", "EOS", why)
 
 
 @pytest.mark.parametrize(
@@ -180,16 +167,7 @@ REMOVED = {
 
 @pytest.mark.parametrize("case", sorted(REMOVED))
 def test_a_removed_setting_is_found_at_its_line(run, configs, case):
-    (removed, left), rule_id, needle, words = REMOVED[case]
-    path = configs / "spine1.cfg"
-    text = path.read_text()
-    assert removed in text
-    path.write_text(text.replace(removed, left, 1))
-    result = run("lint", LAB, "--configs", str(configs))
-    assert result.code == 1, result.out
-    at = f"{path}:{_line(path, needle)}:"
-    hits = [x for x in result.out.splitlines() if f" {rule_id} " in x and x.startswith(at)]
-    assert any(words in x for x in hits), (at, result.out)
+    assert_removal_found(run, LAB, configs / "spine1.cfg", REMOVED[case])
 
 
 def test_diff_merges_a_repeated_section_of_the_running_config(run, configs):

@@ -3,9 +3,8 @@ config read back after the commit that lacks any setting lossless owns is not co
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from cli_cases import mock_credentials, push, record_push
 from conftest import INVENTORIES, REPO
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -43,34 +42,12 @@ REMOVED = {
 
 @pytest.fixture
 def mock(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOSSLESS_USERNAME", "netops")
-    monkeypatch.setenv("LOSSLESS_PASSWORD", "not-a-real-password")
-    root = tmp_path / "mock"
-
-    def record(running: str):
-        folder = root / "spine1"
-        folder.mkdir(parents=True, exist_ok=True)
-        responses = {
-            "load_merge_candidate.1": {},
-            "compare_config.1": {"diff": "+   mtu 9100"},
-            "commit_config.1": {},
-            "rollback.1": {},
-            "confirm_commit.1": {},
-            "get_config.1": {"running": running, "startup": "", "candidate": ""},
-        }
-        for name, value in responses.items():
-            (folder / name).write_text(json.dumps(value))
-        return root
-
-    return record
+    mock_credentials(monkeypatch)
+    return lambda running: record_push(tmp_path / "mock", "spine1", running, confirm=True)
 
 
 def _push(run, root):
-    result = run(
-        "push", LAB, "--device", "spine1", "--commit", "--mock", str(root), "--format", "json"
-    )
-    [device] = json.loads(result.out)["devices"]
-    return result.code, device
+    return push(run, LAB, "spine1", root)
 
 
 @pytest.mark.parametrize("setting", sorted(REMOVED))

@@ -210,37 +210,39 @@ TEXT_SEEDED = {
         "pause pfc-cos 3",
         "pause pfc-cos 4",
         "LL105",
-        "interface Ethernet1/31",
+        "pause pfc-cos 4",  # the system-wide no-drop class: one finding at its line
     ),
     ("nxos", "ecn-max-above-pfc-trigger"): (
         "leaf3.cfg",
         "maximum-threshold 500 kbytes",
         "maximum-threshold 900000 kbytes",
         "LL112",
-        "interface Ethernet1/31",
+        "random-detect minimum-threshold",
     ),
+    # The global `watch-dog-interval on` covers every port; the interface turns it off.
     ("nxos", "watchdog-removed"): (
         "leaf3.cfg",
         "interface Ethernet1/31\n  description fabric uplink\n  mtu 9100\n"
         "  priority-flow-control mode on\n  priority-flow-control watch-dog-interval on\n",
         "interface Ethernet1/31\n  description fabric uplink\n  mtu 9100\n"
-        "  priority-flow-control mode on\n",
+        "  priority-flow-control mode on\n  priority-flow-control watch-dog-interval off\n",
         "LL114",
-        "interface Ethernet1/31",
+        "priority-flow-control watch-dog-interval off",
     ),
     ("nxos", "cnp-queue-made-lossless"): (
         "leaf3.cfg",
         "pause pfc-cos 3",
         "pause pfc-cos 3 6",
         "LL121",
-        "interface Ethernet1/31",
+        "pause pfc-cos 3 6",
     ),
+    # A routed port takes any MTU (a switchport only 1500 or the system jumbo MTU)
     ("nxos", "mtu-mismatch"): (
         "leaf3.cfg",
         "interface Ethernet1/31\n  description fabric uplink\n  mtu 9100",
-        "interface Ethernet1/31\n  description fabric uplink\n  mtu 9000",
+        "interface Ethernet1/31\n  description fabric uplink\n  no switchport\n  mtu 9000",
         "LL106",
-        "interface Ethernet1/31",
+        "mtu 9000",
     ),
     # Cumulus NVUE: leaf2.yaml
     ("cumulus", "pfc-priority-changed-on-one-end"): (
@@ -296,7 +298,7 @@ TEXT_SEEDED = {
         "drop-probability 100 weight 0 ecn",
         "drop-probability 100 weight 0",
         "LL122",
-        "interface Ethernet1/31",
+        "random-detect minimum-threshold",
     ),
     ("cumulus", "wred-drop-on-lossless-queue"): (
         "leaf2.yaml",

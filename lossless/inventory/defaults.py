@@ -51,6 +51,8 @@ DEFAULT_POLICY: dict[str, Any] = {
         "shared_headroom_pool": None,
         "over_subscribe_ratio": None,
         "dynamic_th": None,
+        # The switch sizes headroom itself where it can (NX-OS); True writes the plan's bytes.
+        "override": False,
     },
     # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (docs/reference/vendors.md 4h
     # [SRC]).

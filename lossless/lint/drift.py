@@ -53,6 +53,13 @@ def _watchdog(value: Any) -> str:
     return f"on, detection {detection} ms, restoration {restoration} ms, action {action}"
 
 
+def _timers(value: Any) -> str:
+    if value is None:
+        return NOT_SET
+    detection, restoration = value
+    return f"detection {detection} ms, restoration {restoration} ms"
+
+
 def _headroom_settings(value: Any) -> str:
     mtu, small, shared, dynamic_th = value
     pool = "shared headroom pool" if shared else "no shared headroom pool"
@@ -74,6 +81,7 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "roce": ("RoCE class", _class),
     "cnp": ("CNP class", _class),
     "watchdog_poll_ms": ("PFC watchdog poll interval", _ms),
+    "watchdog_timers": ("PFC watchdog timers", _timers),
     "ecmp_seed": ("ECMP hash seed", _plain),
     "ecmp_udp_source_port": ("ECMP hash on the UDP source port", _plain),
     "ecmp_hash_fields": ("ECMP hash fields", _plain),

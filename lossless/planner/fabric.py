@@ -70,6 +70,7 @@ class _Planner:
             over_subscribe_ratio=policy.headroom.over_subscribe_ratio,
             dynamic_th=asic.lossless_dynamic_th if dynamic_th is None else dynamic_th,
             gearbox_delay_ns=device.gearbox_delay_ns,
+            override=policy.headroom.override,
         )
         ports: dict[str, PortPlan] = {}
         headrooms: list[list[HeadroomResult]] = []

@@ -28,6 +28,7 @@ DEVICE_FACT_POLICY = {
     "lossless_priorities": ("roce.data.priority", "roce.data", "roce"),
     "queues": ("scheduler", "roce"),
     "watchdog_poll_ms": ("pfc_watchdog.poll_ms", "pfc_watchdog"),
+    "watchdog_timers": ("pfc_watchdog",),
     "ecmp_seed": ("ecmp.seed", "ecmp"),
     "ecmp_udp_source_port": ("ecmp.hash_fields", "ecmp"),
     "ecmp_hash_fields": ("ecmp.hash_fields", "ecmp"),

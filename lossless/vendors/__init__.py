@@ -5,7 +5,8 @@ context(device, fabric) -> dict, the values the template prints. Unit conversion
 happen here; the templates compute nothing. Nothing outside this package knows a syntax.
 
 A plan value an OS's config cannot say is never dropped silently: the module lists it in
-NOT_EXPRESSED (key of PLAN_VALUES -> why, with the source), and `plan` and `render` show it.
+NOT_EXPRESSED (key of PLAN_VALUES -> why, with the source; or a function of the device plan
+giving why, or None when this device's value can be said), and `plan` and `render` show it.
 """
 
 from __future__ import annotations
@@ -39,11 +40,28 @@ PLAN_VALUES: dict[str, tuple[str, Callable[[Any], bool]]] = {
         "PFC watchdog timers",
         lambda d: any(p.watchdog and p.watchdog.enabled for p in d.ports.values()),
     ),
+    "pfc_watchdog.port_timers": (
+        "PFC watchdog timers that differ between ports",
+        lambda d: len(_watchdog_timers(d)) > 1,
+    ),
+    "pfc_watchdog.action": (
+        "PFC watchdog action other than drop",
+        lambda d: any(t[3] != "drop" for t in _watchdog_timers(d)),
+    ),
     "headroom.bytes": (
         "PFC headroom bytes (the switch sizes headroom itself)",
         lambda d: any(p.headroom for p in d.ports.values()),
     ),
 }
+
+
+def _watchdog_timers(device: Any) -> set[tuple[int, int, int, str]]:
+    """The distinct (detection, restoration, poll, action) of the device's watching ports."""
+    return {
+        (w.detection_ms, w.restoration_ms, w.poll_ms, w.action)
+        for w in (p.watchdog for p in device.ports.values())
+        if w is not None and w.enabled
+    }
 
 
 def max_mtu(os_name: str) -> int | None:
@@ -54,8 +72,11 @@ def max_mtu(os_name: str) -> int | None:
 def not_expressed(device: Any) -> list[tuple[str, str]]:
     """(what, why) for every value the device's plan asks for that its OS's config cannot say."""
     vendor = vendor_for(device.os)
-    return [
-        (PLAN_VALUES[key][0], why)
-        for key, why in getattr(vendor, "NOT_EXPRESSED", {}).items()
-        if PLAN_VALUES[key][1](device)
-    ]
+    found = []
+    for key, why in getattr(vendor, "NOT_EXPRESSED", {}).items():
+        if not PLAN_VALUES[key][1](device):
+            continue
+        reason = why(device) if callable(why) else why
+        if reason:
+            found.append((PLAN_VALUES[key][0], reason))
+    return found

@@ -6,14 +6,18 @@ section written twice (DuplicateChildError), which real running configs do (an `
 repeated further down, a profile edited in two places). Parsers read this tree instead, so a
 finding can point at the statement that set a value; a repeated section is merged into the
 first one, as the switch itself does: a later `mtu 9000` replaces an earlier `mtu 9100` of
-the same interface (same command, another value: the text but its last word). `merged_text`
+the same interface (same command, another value: the text but its last word; below the top
+level, where one command holds one value). `merged_text`
 gives hier_config the same merged config.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+from lossless.errors import InputError, Problem
 
 
 @dataclass
@@ -31,10 +35,12 @@ class Node:
         return self.children.get(text)
 
 
-def parse_tree(text: str, comment: str = "!") -> Node:
+def parse_tree(text: str, comment: str = "!", repeatable: tuple[str, ...] = ()) -> Node:
     """The statements of an indented config, nested by indentation. Blank lines, comment lines
     (starting with `comment`) and a top-level `end` are skipped; a statement repeated under
-    the same parent is one node, whose children are the union of both (in order)."""
+    the same parent is one node, whose children are the union of both (in order). Statements
+    starting with one of `repeatable` add up instead of replacing an earlier value of the same
+    command (NX-OS `match dscp 24` and `match dscp 26` in one class-map both match)."""
     root = Node("", 0)
     stack: list[tuple[int, Node]] = [(-1, root)]
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -50,9 +56,18 @@ def parse_tree(text: str, comment: str = "!") -> Node:
             continue
         node = parent.children.get(statement)
         if node is None:
-            command = statement.rsplit(" ", 1)[0] if " " in statement else statement
+            # a negation (`no switchport`, `no shutdown`) states no value: its own command
+            negated = statement.startswith("no ")
+            command = statement.rsplit(" ", 1)[0] if " " in statement and not negated else statement
             earlier = parent.children.get(parent.commands.get(command, ""))
-            if earlier is not None and not earlier.children:
+            # not at the top level: `feature bgp` does not replace `feature lldp`, nor a bare
+            # `interface Ethernet1/5` (NX-OS prints every port) the bare one before it
+            if (
+                earlier is not None
+                and parent is not root
+                and not earlier.children
+                and not command.startswith(repeatable)
+            ):
                 del parent.children[earlier.text]  # a later value of the same command wins
             parent.commands[command] = statement
             node = parent.children[statement] = Node(statement, number)
@@ -71,3 +86,63 @@ def merged_text(root: Node, indent: str = "   ") -> str:
 
     emit(root, 0)
     return "\n".join(lines) + "\n"
+
+
+# Top-level statements of formats no indented CLI config has (the format they belong to).
+OTHER_FORMATS = (
+    (re.compile(r"nv (set|unset) .*"), "NVUE commands"),
+    (re.compile(r"(set|delete|deactivate) \S.*"), "Junos or NVUE `set` commands"),
+    (re.compile(r".*[{};]$"), "Junos (curly-brace)"),
+    (re.compile(r"(- )?[\w.'\"-]+:( .*)?$"), "YAML (NVUE?)"),
+)
+
+
+def _banner_end(statement: str) -> str | None:
+    """What ends a banner's free text: EOS `banner login` runs to a line `EOF`, NX-OS
+    `banner motd #...#` to the line holding its delimiter again (None: it ends on its line)."""
+    words = statement.split(maxsplit=2)
+    if len(words) < 3:
+        return "EOF"
+    delimiter, rest = words[2][0], words[2][1:]
+    return None if delimiter in rest else delimiter
+
+
+def check_config_of(
+    text: str,
+    tree: Node,
+    file: str,
+    os_name: str,
+    foreign: Iterable[tuple[re.Pattern[str], str]],
+    words: re.Pattern[str],
+    article: str = "an",
+) -> None:
+    """Bad input (exit 2) naming the line when the file is not a config of `os_name`: empty,
+    JSON, a top-level statement only another OS or format writes (`foreign` pairs of
+    pattern and OS, then OTHER_FORMATS), or no statement this OS's configs are made of (`words`
+    matches the start of one). Banner text is free text and is skipped."""
+
+    def refuse(line: int, why: str) -> InputError:
+        message = f"this is not {article} {os_name} config: {why}"
+        return InputError([Problem(file, line, 1, "", message)])
+
+    first = text.lstrip()[:1]
+    if not first:
+        raise refuse(1, "the file is empty")
+    if first in "{[":
+        raise refuse(text[: text.index(first)].count("\n") + 1, "it is JSON (a SONiC config_db?)")
+    patterns = [*foreign, *OTHER_FORMATS]
+    ending = None
+    for node in tree:
+        if ending is not None:
+            if node.text == ending if ending == "EOF" else ending in node.text:
+                ending = None
+            continue
+        if node.text.startswith("banner "):
+            ending = _banner_end(node.text)
+            continue
+        for pattern, other in patterns:
+            if pattern.fullmatch(node.text):
+                raise refuse(node.line, f"`{node.text[:40]}` is {other} syntax")
+    if not any(words.match(node.text) for node in tree):
+        first_node = next(iter(tree), None)
+        raise refuse(first_node.line if first_node else 1, f"no {os_name} statement in it")

@@ -125,6 +125,10 @@ DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
     "roce": lambda d: (d.roce_dscp, d.roce_priority),
     "cnp": lambda d: (d.cnp_dscp, d.cnp_priority),
     "watchdog_poll_ms": lambda d: d.watchdog.poll_ms if d.watchdog.enabled else None,
+    # switch-wide watchdog timers (an OS whose timers are not per port compares these)
+    "watchdog_timers": lambda d: (
+        (d.watchdog.detection_ms, d.watchdog.restoration_ms) if d.watchdog.enabled else None
+    ),
     "ecmp_seed": lambda d: d.ecmp.seed,
     "ecmp_udp_source_port": lambda d: d.ecmp.hashes_udp_source_port,
     "ecmp_hash_fields": lambda d: sorted(d.ecmp.hash_fields),

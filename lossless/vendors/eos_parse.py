@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lossless.asics import catalogue
-from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
-from lossless.vendors.cli_tree import Node, parse_tree
+from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.common import classify_traffic, read_config
 from lossless.vendors.skeleton import new_port, skeleton_device
 
@@ -161,10 +160,6 @@ _FOREIGN = (
         re.compile(r"(feature |system qos|policy-map type (network-qos|queuing) |version \d).*"),
         "NX-OS",
     ),
-    (re.compile(r"(set|delete|deactivate) \S.*"), "Junos or NVUE `set` commands"),
-    (re.compile(r"nv (set|unset) .*"), "NVUE commands"),
-    (re.compile(r".*[{};]$"), "Junos (curly-brace)"),
-    (re.compile(r"(- )?[\w.'\"-]+:( .*)?$"), "YAML (NVUE?)"),
 )
 # Top-level statements an EOS config is made of (one is enough to say it is EOS).
 _EOS_WORDS = re.compile(
@@ -179,28 +174,7 @@ _EOS_WORDS = re.compile(
 
 def check_is_eos(text: str, tree: Node, file: str) -> None:
     """Bad input (exit 2) naming the line when the file is another OS's config or no config."""
-
-    def refuse(line: int, why: str) -> InputError:
-        return InputError([Problem(file, line, 1, "", f"this is not an EOS config: {why}")])
-
-    first = text.lstrip()[:1]
-    if not first:
-        raise refuse(1, "the file is empty")
-    if first in "{[":
-        line = text[: text.index(first)].count("\n") + 1
-        raise refuse(line, "it is JSON (a SONiC config_db?)")
-    in_banner = False
-    for node in tree:
-        # banner text is free text up to its EOF line
-        if in_banner or node.text.startswith("banner "):
-            in_banner = node.text != "EOF"
-            continue
-        for pattern, other in _FOREIGN:
-            if pattern.fullmatch(node.text):
-                raise refuse(node.line, f"`{node.text[:40]}` is {other} syntax")
-    if not any(_EOS_WORDS.match(node.text) for node in tree):
-        first_node = next(iter(tree), None)
-        raise refuse(first_node.line if first_node else 1, "no EOS statement in it")
+    check_config_of(text, tree, file, "EOS", _FOREIGN, _EOS_WORDS)
 
 
 def platform_speed(device: DevicePlan) -> tuple[int, int]:

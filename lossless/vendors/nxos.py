@@ -1,23 +1,67 @@
-"""Cisco NX-OS (Nexus 9000 Cloud Scale), CLI as `show running-config` prints it
-(docs/reference/vendors.md section 2).
+"""Cisco NX-OS (Nexus 9000 Cloud Scale): CLI as `show running-config` prints it, in the layout
+of Cisco's RoCE script and AI/ML blueprint (docs/reference/vendors.md section 2;
+docs/vendors/nxos.md explains every line).
 
-DSCP classification per interface (qos policy), the no-drop class and MTU in the system
-network-qos policy, headroom in the ingress queuing policy (bytes), ECN and scheduling in the
-egress queuing policy. The system policies apply to every port, so the ingress headroom is
-the largest of the device's lossless ports.
+Sources, cited per line below:
+* [SCRIPT] Cisco-engineer RoCE script `roce_enable.py` (Paresh Gupta, v0.60;
+  docs/reference/vendors.md 2, Cisco-authored): class-maps `match dscp`, `policy-map type qos QOS_CLASSIFICATION`
+  (`set qos-group`), network-qos `class type network-qos c-8q-nq3` / `mtu 9216` /
+  `pause pfc-cos 3`, egress `c-out-8q-q3` `bandwidth remaining percent 50` + `random-detect
+  ... ecn`, CNP queue `priority level 1`, `system qos` attachments, per interface
+  `priority-flow-control mode on`, `priority-flow-control watch-dog-interval on` (global and
+  per interface) and `service-policy type qos input`.
+* [AZURE] Microsoft-validated Nexus 9000 QoS for Azure Local (docs/reference/vendors.md 2): the same
+  structure, `pause pfc-cos 3` alone gives a no-drop class, class `mtu 9216`.
+* [QOSG] Cisco Nexus 9000 Series NX-OS Quality of Service Configuration Guide, 10.5(x),
+  "Configuring Priority Flow Control": the PFC watchdog works in watchdog intervals (poll
+  100 ms), shuts a stuck no-drop queue after the shutdown multiplier and restores it after the
+  auto-restore multiplier; on 9300-GX the `pause buffer-size ... pause-threshold ...
+  resume-threshold` ingress configuration is mandatory above 100 m of cable
+  (docs/reference/physics.md 2.4);
+  release 7.x "Configuring a Priority Flow Control Watchdog Interval" (global
+  `priority-flow-control watch-dog-interval on`, the same command per interface).
+* [NXAPI] NX-API REST SDK 9.3(x): "Configuring Priority Flow Control" (the watchdog is the
+  platform object `sys/pltfm/priorflowctrlwd`, `priority-flow-control fixed-restore
+  multiplier`), "Configuring ECMP Load Balancing" (`ip load-sharing address
+  source-destination ... rotate 43 universal-id 1`: rotate before universal-id).
+* [TFNXOS] CiscoDevNet/terraform-provider-nxos gen/definitions/physical_interface.yaml:
+  interface PFC mode auto/on/off, interface watchdog on/off (`ipqosPriorFlowCtrlWd`).
+* [NDFC] Nexus Dashboard fabric setting "Priority flow control watch-dog interval": 101 to
+  1000 ms, blank for the system default 100 ms (CiscoDevNet ndfc provider docs).
+
+Classification is per interface (qos policy, first matching class wins, CNP's class first),
+the no-drop class and class MTU are in the system network-qos policy, ECN and scheduling in
+the egress queuing policy (system-wide, plus one per interface for ports whose ECN differs),
+the PFC watchdog timers are switch-wide. Headroom bytes only when the inventory asks
+(`headroom.override`): NX-OS sizes PFC headroom itself otherwise.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from lossless.plan import DevicePlan, FabricPlan
-from lossless.vendors.common import earliest_ecn, expressed_facts, group
-from lossless.vendors.nxos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PortPlan, WatchdogPlan
+from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.nxos_parse import (  # noqa: F401  (this OS's parser)
+    DEFAULT_JUMBO_MTU,
+    WATCHDOG_INTERVAL_MS,
+    parse,
+    parse_file,
+)
 
 TEMPLATE = "nxos/device.cfg.j2"
 EXTENSION = "cfg"
 QUEUES = 8
+# Largest interface MTU NX-OS accepts (`system jumbomtu` and `mtu` top out at 9216,
+# docs/reference/vendors.md 0 and 2g) — LL118 reads it.
+MAX_MTU = 9216
+CLASSIFY = "QOS_CLASSIFY"
+EGRESS = "QOS_EGRESS"
+# PFC watchdog ranges [QOSG, NDFC]: interval (ms), shutdown and auto-restore multipliers
+WATCHDOG_INTERVAL = (100, 1000)
+SHUTDOWN_MULTIPLIER = (1, 10)
+AUTO_RESTORE_MULTIPLIER = (1, 100)
 
 
 def kbytes(value: int) -> str:
@@ -25,111 +69,307 @@ def kbytes(value: int) -> str:
     return f"{value // 1000} kbytes" if value % 1000 == 0 else f"{value} bytes"
 
 
-def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
-    classes = []
-    for tc, dscps in group(
-        sorted(d for d, tc in device.maps.dscp_to_tc.items() if tc != 0),
-        lambda d: device.maps.dscp_to_tc[d],
-    ).items():
-        names = {device.roce_priority: "ROCE", device.cnp_priority: "CNP"}
-        name = names.get(tc, f"TC{tc}")
-        classes.append({"name": name, "dscps": " ".join(map(str, dscps)), "qos_group": tc})
-    lossless_ports = [p for p in device.ports.values() if p.lossless]
-    headrooms = [h for p in lossless_ports for h in p.headroom]
-    largest = max(headrooms, key=lambda h: h.size) if headrooms else None
-    mtu = max((p.mtu for p in device.ports.values()), default=9216)
-    # One egress policy for the whole switch: take the thresholds that mark earliest.
-    ecn = earliest_ecn(lossless_ports)
+def dscp_list(dscps: list[int]) -> str:
+    """`match dscp` value list: runs as ranges, comma separated (24-25,27-31)."""
+    runs: list[list[int]] = []
+    for dscp in sorted(dscps):
+        if runs and dscp == runs[-1][-1] + 1:
+            runs[-1].append(dscp)
+        else:
+            runs.append([dscp])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def classes(device: DevicePlan) -> list[dict[str, Any]]:
+    """The classification classes, in match order: the CNP DSCP alone in its own class first
+    (so no other class can catch it: first match wins), then RoCE, then any other planned
+    class; DSCPs the plan leaves in traffic class 0 fall to `class-default` (qos-group 0)."""
+    tc_of = device.maps.dscp_to_tc
+    found: list[tuple[str, list[int], int]] = []
+    if tc_of.get(device.cnp_dscp, 0) != 0:
+        found.append(("CNP", [device.cnp_dscp], tc_of[device.cnp_dscp]))
+    others = sorted(d for d, tc in tc_of.items() if tc != 0 and d != device.cnp_dscp)
+    for tc, dscps in sorted(group(others, lambda d: tc_of[d]).items()):
+        found.append(("ROCE" if tc == device.roce_priority else f"TC{tc}", dscps, tc))
+    return [{"name": name, "dscps": dscp_list(dscps), "tc": tc} for name, dscps, tc in found]
+
+
+def jumbo_mtu(device: DevicePlan) -> int:
+    """The switch's jumbo MTU: its largest port MTU. A switchport (Layer 2) accepts only 1500
+    or the system jumbo MTU as its `mtu` (docs/reference/vendors.md 2g), so the ports' MTU is made
+    the jumbo
+    MTU; the network-qos classes carry the same MTU."""
+    return max((p.mtu for p in device.ports.values()), default=DEFAULT_JUMBO_MTU)
+
+
+def _clamp(value: int, bounds: tuple[int, int]) -> int:
+    return max(bounds[0], min(bounds[1], value))
+
+
+def watchdog_settings(wd: WatchdogPlan) -> tuple[int, int, int]:
+    """(interval ms, shutdown multiplier, auto-restore multiplier) for a planned watchdog: the
+    interval is the poll, detection and restoration are whole intervals, rounded up, in the
+    ranges NX-OS accepts [QOSG, NDFC]."""
+    interval = _clamp(wd.poll_ms, WATCHDOG_INTERVAL)
+    shutdown = _clamp(math.ceil(wd.detection_ms / interval), SHUTDOWN_MULTIPLIER)
+    restore = _clamp(math.ceil(wd.restoration_ms / interval), AUTO_RESTORE_MULTIPLIER)
+    return interval, shutdown, restore
+
+
+def watchdog_timers(wd: WatchdogPlan) -> tuple[int, int, int]:
+    """(poll, detection, restoration) in ms as an NX-OS switch runs the planned watchdog."""
+    interval, shutdown, restore = watchdog_settings(wd)
+    return interval, interval * shutdown, interval * restore
+
+
+def load_sharing(device: DevicePlan) -> str:
+    """`ip load-sharing` words: addresses and L4 ports, `rotate` (the plan's hash offset) before
+    `universal-id` (its seed) [NXAPI]."""
+    ecmp = device.ecmp
+    words = ["address source-destination"]
+    if ecmp.hashes_udp_source_port:
+        words.append("port source-destination")
+    if ecmp.hash_offset is not None:
+        words.append(f"rotate {ecmp.hash_offset}")
+    if ecmp.seed is not None:
+        words.append(f"universal-id {ecmp.seed}")
+    return " ".join(words)
+
+
+def _ecn_key(port: PortPlan) -> tuple:
+    return tuple((e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in port.ecn)
+
+
+def _egress_policy(name: str, device: DevicePlan, ecn: list[EcnPlan]) -> dict[str, Any]:
     plans = {q.queue: q for q in device.queues}
-    egress = []
+    marks = {e.queue: e for e in ecn}
+    queues = []
     for queue in reversed(range(QUEUES)):
-        plan = plans.get(queue)
-        egress.append(
+        plan, mark = plans.get(queue), marks.get(queue)
+        queues.append(
             {
                 "name": "c-out-8q-q-default" if queue == 0 else f"c-out-8q-q{queue}",
                 "priority": plan is not None and plan.scheduler == "strict",
                 "bandwidth": 0 if plan is None or plan.weight is None else plan.weight,
                 "ecn": None
-                if plan is None or not plan.lossless or ecn is None
+                if mark is None or plan is None or not plan.lossless
                 else {
-                    "min": kbytes(ecn.min_bytes),
-                    "max": kbytes(ecn.max_bytes),
-                    "probability": ecn.probability_percent,
+                    "min": kbytes(mark.min_bytes),
+                    "max": kbytes(mark.max_bytes),
+                    "probability": mark.probability_percent,
                 },
             }
         )
+    return {"name": name, "queues": queues}
+
+
+def egress_policies(device: DevicePlan) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """One egress queuing policy per distinct set of ECN thresholds of the lossless ports:
+    the first is the system's, the others are attached to their ports (interface policies
+    win over the system one). Returns the policies and port -> interface policy name."""
+    lossless = [p for p in device.ports.values() if p.lossless]
+    groups = list(group(lossless, _ecn_key).values()) or [[]]
+    policies, attached = [], {}
+    for index, ports in enumerate(groups):
+        name = EGRESS if index == 0 else f"{EGRESS}_{index + 1}"
+        policies.append(_egress_policy(name, device, ports[0].ecn if ports else []))
+        if index:
+            attached.update({p.name: name for p in ports})
+    return policies, attached
+
+
+def device_headroom(device: DevicePlan) -> HeadroomPlan | None:
+    """The one ingress pause buffer of the switch (a system-wide policy): the largest of its
+    lossless ports, so no port gets less than it needs; None unless the inventory asks for
+    headroom bytes (`headroom.override`)."""
+    if not device.headroom_settings.override:
+        return None
+    headrooms = [h for p in device.ports.values() if p.lossless for h in p.headroom]
+    return max(headrooms, key=lambda h: (h.size, h.xoff)) if headrooms else None
+
+
+def _ingress(device: DevicePlan, mtu: int) -> dict[str, Any] | None:
+    """`pause buffer-size B pause-threshold P resume-threshold R` of the lossless queue, in
+    bytes: B the headroom's size, P its xon (the fill level at which the switch sends PAUSE,
+    leaving xoff bytes to absorb what is in flight), R one port MTU below P. Meaning of the
+    three keywords per the QoS guide's "Configuring Pause Buffer Thresholds and Queue Limit
+    Using Ingress Queuing Policy" and docs/reference/vendors.md 2c [UNV wording]."""
+    headroom = device_headroom(device)
+    if headroom is None:
+        return None
+    pause = headroom.size - headroom.xoff
+    return {
+        "queue": headroom.priority_group,  # PG N is the lossless queue N (qos-group N)
+        "buffer_size": headroom.size,
+        "pause": pause,
+        "resume": max(0, pause - mtu),
+    }
+
+
+def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
+    jumbo = jumbo_mtu(device)
+    policies, attached = egress_policies(device)
+    wd = device.watchdog
+    interval, shutdown, restore = watchdog_settings(wd)
     return {
         "device": device,
-        "classes": classes,
+        "classify": CLASSIFY,
+        "classes": classes(device),
         "no_drop": [
-            {"queue": device.maps.pfc_priority_to_queue[p], "cos": p}
-            for p in device.lossless_priorities
+            {"queue": queue, "cos": ",".join(map(str, priorities))}
+            for queue, priorities in sorted(
+                group(
+                    device.lossless_priorities,
+                    lambda p: device.maps.pfc_priority_to_queue.get(p, p),
+                ).items()
+            )
         ],
-        "mtu": mtu,
-        # pause-threshold: fill level at which PAUSE is sent, leaving xoff of headroom;
-        # resume-threshold: one port MTU below it. Keyword semantics [UNV],
-        # docs/reference/vendors.md 2c.
-        "ingress": None
-        if largest is None
-        else {
-            "queue": largest.priority_group,
-            "buffer_size": largest.size,
-            "pause": largest.size - largest.xoff,
-            "resume": max(0, largest.size - largest.xoff - mtu),
+        "mtu": jumbo,
+        # `system jumbomtu` only off NX-OS's default 9216, which running-config does not show
+        "jumbo_mtu": jumbo if jumbo != DEFAULT_JUMBO_MTU else None,
+        "ingress": _ingress(device, jumbo),
+        "egress": policies,
+        "watchdog": {
+            "enabled": wd.enabled,
+            # the interval only off its [SRC] default; the multipliers always (their
+            # defaults are [UNV]: stating them is safe)
+            "interval": interval if interval != WATCHDOG_INTERVAL_MS else None,
+            "shutdown": shutdown,
+            "restore": restore,
         },
-        "egress": egress,
-        "watchdog": device.watchdog.enabled,
-        "ecmp_seed": device.ecmp.seed,
-        "hash_ports": device.ecmp.hashes_udp_source_port,
-        "ports": list(device.ports.values()),
+        "load_sharing": load_sharing(device),
+        "ports": [
+            {
+                "name": p.name,
+                "description": p.description or (f"peer {p.peer}" if p.peer else ""),
+                "mtu": p.mtu,
+                "lossless": p.lossless,
+                "watchdog": bool(p.lossless and p.watchdog and p.watchdog.enabled),
+                "egress": attached.get(p.name),
+            }
+            for p in device.ports.values()
+        ],
     }
 
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
-    """What an NX-OS config says about a device (compared on for round trip and drift)."""
-    return expressed_facts(
+    """What an NX-OS config says about a device (compared on for round trip and drift). The
+    watchdog is on or off per port, its timers switch-wide as NX-OS runs them (whole
+    intervals); headroom (when the inventory asks for it, or a config states it) is the one
+    system-wide pause buffer of the lossless ports."""
+    facts = expressed_facts(
         device,
-        ("mtu", "lossless", "pfc_priorities", "ecn", "watchdog_enabled"),
+        (
+            "mtu",
+            "lossless",
+            "pfc_priorities",
+            "ecn",
+            "wred_drop_queues",
+            "trust",
+            "watchdog_enabled",
+        ),
         (
             "dscp_to_tc",
+            "pfc_priority_to_queue",
             "queues",
             "lossless_priorities",
             "roce",
             "cnp",
             "ecmp_seed",
             "ecmp_udp_source_port",
+            "ecmp_hash_offset",
         ),
     )
+    poll, detection, restoration = watchdog_timers(device.watchdog)
+    enabled = device.watchdog.enabled
+    facts["watchdog_poll_ms"] = poll if enabled else None
+    facts["watchdog_timers"] = (detection, restoration) if enabled else None
+    headroom = device_headroom(device)
+    for port in device.ports.values():
+        facts["ports"][port.name]["headroom"] = (
+            [(headroom.priority_group, headroom.xon, headroom.xoff, headroom.size)]
+            if headroom is not None and port.lossless
+            else []
+        )
+    return facts
 
 
-OWNED_SECTIONS = ("priority-flow-control ", "ip load-sharing ", "system qos")
+# Whole QoS domains lossless owns on NX-OS; other sections (its policy-maps and class-maps)
+# only when the intended config has them.
+OWNED_SECTIONS = ("priority-flow-control ", "ip load-sharing ", "system qos", "system jumbomtu ")
 OWNED_INTERFACE_LINES = (
     "mtu ",
     "description ",
     "priority-flow-control ",
     "service-policy type qos ",
+    "service-policy type queuing ",
 )
+
+
+def _watchdog_rounding(device: DevicePlan) -> str | None:
+    wd = device.watchdog
+    planned = (wd.poll_ms, wd.detection_ms, wd.restoration_ms)
+    if not wd.enabled or watchdog_timers(wd) == planned:
+        return None
+    poll, detection, restoration = watchdog_timers(wd)
+    return (
+        "NX-OS counts the watchdog in whole intervals of 100-1000 ms (shutdown multiplier "
+        "1-10, auto-restore multiplier 1-100; QoS guide 10.5x 'Configuring Priority Flow "
+        f"Control'): poll {wd.poll_ms}, detection {wd.detection_ms}, restoration "
+        f"{wd.restoration_ms} ms are rendered as {poll}, {detection}, {restoration} ms"
+    )
+
+
+def _headroom_left_to_switch(device: DevicePlan) -> str | None:
+    if device.headroom_settings.override:
+        return None
+    return (
+        "NX-OS sizes PFC headroom itself; the ingress `pause buffer-size` is written only when "
+        "the inventory asks (`headroom.override: true`), as the largest headroom of the "
+        "switch's lossless ports (one system-wide policy)"
+    )
 
 
 # Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
 NOT_EXPRESSED = {
-    "ecmp.hash_offset": "`ip load-sharing ... rotate` not rendered yet",
-    "ecmp.resilient": "NX-OS resilient hashing not rendered yet",
-    "pfc_watchdog.timers": "only `priority-flow-control watch-dog-interval on` is rendered",
+    "ecmp.hash_fields": (
+        "`ip load-sharing address source-destination port source-destination` hashes the "
+        "addresses and L4 ports [NXAPI 'Configuring ECMP Load Balancing']; the IP protocol, "
+        "IPv6 flow label and ingress interface have no keyword on that line"
+    ),
+    "ecmp.resilient": (
+        "resilient ECMP is not rendered for NX-OS (Cloud Scale dynamic load balancing is a "
+        "different, flowlet-based mechanism, docs/reference/vendors.md 2f [UNV])"
+    ),
+    "headroom.bytes": _headroom_left_to_switch,
+    "pfc_watchdog.timers": _watchdog_rounding,
+    "pfc_watchdog.port_timers": (
+        "NX-OS watchdog timers are switch-wide (`priority-flow-control watch-dog interval`, "
+        "`shutdown-multiplier`, `auto-restore multiplier`); the device's timers are rendered, "
+        "per-port overrides cannot be"
+    ),
+    "pfc_watchdog.action": (
+        "NX-OS's watchdog drops on a stuck no-drop queue; a port can only disable the action "
+        "(syslog only: `disableAction` of ipqosPriorFlowCtrlWd [TFNXOS]), whose CLI keyword is "
+        "not confirmed, so it is not rendered"
+    ),
 }
 
 DIFF_KIND = "remediation"
 
 
 def diff(running: str, intended: str) -> list[str]:
-    """NX-OS remediation lines (hier_config) for the lossless-owned part of the config."""
+    """NX-OS remediation lines (hier_config) for the lossless-owned part of the config. A running
+    config that repeats a section (`interface X` twice) is merged first, as NX-OS reads it."""
     from hier_config import Platform
 
+    from lossless.vendors.cli_tree import merged_text, parse_tree
+    from lossless.vendors.nxos_parse import REPEATABLE
     from lossless.vendors.remediation import cli_remediation
 
     return cli_remediation(
         Platform.CISCO_NXOS,
-        running,
+        merged_text(parse_tree(running, repeatable=REPEATABLE), indent="  "),
         intended,
         lambda text: text.startswith(OWNED_SECTIONS),
         lambda line: line.startswith(OWNED_INTERFACE_LINES),
