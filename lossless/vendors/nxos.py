@@ -4,7 +4,8 @@ docs/vendors/nxos.md explains every line).
 
 Sources, cited per line below:
 * [SCRIPT] Cisco-engineer RoCE script `roce_enable.py` (Paresh Gupta, v0.60;
-  docs/reference/vendors.md 2, Cisco-authored): class-maps `match dscp`, `policy-map type qos QOS_CLASSIFICATION`
+  docs/reference/vendors.md 2, Cisco-authored): class-maps `match dscp`,
+  `policy-map type qos QOS_CLASSIFICATION`
   (`set qos-group`), network-qos `class type network-qos c-8q-nq3` / `mtu 9216` /
   `pause pfc-cos 3`, egress `c-out-8q-q3` `bandwidth remaining percent 50` + `random-detect
   ... ecn`, CNP queue `priority level 1`, `system qos` attachments, per interface
