@@ -238,7 +238,7 @@ def test_a_port_whose_ecn_differs_gets_its_own_egress_policy():
     assert "  service-policy type queuing output QOS_EGRESS_2\n" in text
     parsed = parse(text, "f", "leaf3")
     assert [e.max_bytes for e in parsed.ports["Ethernet1/32"].ecn] == [1_200_000]
-    assert [e.max_bytes for e in parsed.ports["Ethernet1/31"].ecn] == [1_500_000]
+    assert [e.max_bytes for e in parsed.ports["Ethernet1/31"].ecn] == [500_000]
     assert nxos.expressed(parsed) == nxos.expressed(device)
 
 

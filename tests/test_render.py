@@ -75,7 +75,7 @@ def test_check_is_clean_then_catches_a_one_byte_edit(run, tmp_path):
     clean = run("render", LAB, "-o", str(folder), "--check")
     assert clean.code == 0, clean.out
     text = (folder / "leaf3.cfg").read_text()
-    (folder / "leaf3.cfg").write_text(text.replace("mtu 9100", "mtu 9101", 1))
+    (folder / "leaf3.cfg").write_text(text.replace("\n    mtu 9100", "\n    mtu 9101", 1))
     drifted = run("render", LAB, "-o", str(folder), "--check")
     assert drifted.code == 1
     assert drifted.out.splitlines() == [
@@ -93,7 +93,7 @@ def test_check_lists_missing_changed_and_orphan_files_apart_and_can_show_the_dif
     (folder / "README.md").write_text("not a config: never an orphan\n")
     (folder / "leaf1.json").unlink()
     text = (folder / "leaf3.cfg").read_text()
-    (folder / "leaf3.cfg").write_text(text.replace("mtu 9100", "mtu 9101", 1))
+    (folder / "leaf3.cfg").write_text(text.replace("\n    mtu 9100", "\n    mtu 9101", 1))
     (folder / "leaf9.cfg").write_text("hostname leaf9\n")  # a device since removed
     result = run("render", LAB, "-o", str(folder), "--check")
     assert result.code == 1
