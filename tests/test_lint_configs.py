@@ -326,7 +326,7 @@ TEXT_SEEDED = {
         "            explicit-congestion-notification;\n",
         "",
         "LL110",
-        "transmit-rate percent 45",
+        "        S_ROCE {",
     ),
     ("junos", "watchdog-removed"): (
         "leaf4.conf",
@@ -334,7 +334,7 @@ TEXT_SEEDED = {
         "\n                detection 2;\n                recovery 200;\n            }\n",
         "ROCE_PFC_100M {\n",
         "LL114",
-        "cable-length 100;",
+        "        ROCE_PFC_100M {",
     ),
     ("junos", "cnp-queue-made-lossless"): (
         "leaf4.conf",

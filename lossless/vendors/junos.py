@@ -293,7 +293,8 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
             for field, statement in HASH_EXCLUSIONS.items()
             if field not in device.ecmp.hash_fields
         ],
-        "hash_ports": device.ecmp.hashes_udp_source_port,
+        # the JVD's hash-key (configlet_dlb.tf): layer-4 while any port is a hash field
+        "hash_ports": bool({"src-port", "dst-port"} & set(device.ecmp.hash_fields)),
     }
 
 

@@ -133,6 +133,7 @@ class _Statements:
     """Every statement the parser knows, by kind, with where it was stated."""
 
     file: str
+    config: Config
     interfaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     aliases: dict[str, int] = field(default_factory=lambda: dict(DSCP_ALIASES))
     classifiers: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -189,7 +190,9 @@ class _Statements:
             elif w[1] == "queue" and w[2].isdigit():  # the older `queue <q> <class>` form
                 self.classes[w[3]] = _Class(int(w[2]), None, where)
         elif kind == "congestion-notification-profile" and len(w) >= 3:
-            self._profile(self.profiles.setdefault(w[1], _Profile(where)), w[2:], where)
+            if w[1] not in self.profiles:
+                self.profiles[w[1]] = _Profile(self.block(where, _COS, kind, w[1]))
+            self._profile(self.profiles[w[1]], w[2:], where)
         elif kind == "interfaces" and len(w) >= 4:
             entry = self.cos_interfaces.setdefault(w[1], {})
             if w[2] in ("congestion-notification-profile", "scheduler-map") and len(w) == 4:
@@ -204,7 +207,9 @@ class _Statements:
         elif kind == "scheduler-maps" and len(w) == 6 and w[2] == "forwarding-class":
             self.scheduler_maps.setdefault(w[1], {})[w[3]] = (w[5], where)
         elif kind == "schedulers" and len(w) >= 3:
-            self._scheduler(self.schedulers.setdefault(w[1], _Scheduler(where)), w[2:], where)
+            if w[1] not in self.schedulers:
+                self.schedulers[w[1]] = _Scheduler(self.block(where, _COS, kind, w[1]))
+            self._scheduler(self.schedulers[w[1]], w[2:], where)
         elif kind == "drop-profiles" and len(w) >= 4:
             profile = self.drop_profiles.setdefault(w[1], {"fill": [], "probability": []})
             rest = w[3:] if w[2] == "interpolate" else w[2:]
@@ -214,7 +219,7 @@ class _Statements:
                     target = profile["fill" if key == "fill-level" else "probability"]
                     target.extend(n for n in (_int(v) for v in numbers) if n is not None)
                     if key == "fill-level":
-                        profile["where"] = where
+                        profile.setdefault("where", where)
         elif (
             kind == "shared-buffer"
             and len(w) == 6
@@ -259,6 +264,11 @@ class _Statements:
         elif w == ("explicit-congestion-notification",):
             scheduler.ecn = where
 
+    def block(self, fallback: str, *path: str) -> str:
+        """Where a block (`name {`, or the first `set` line under it) is, else `fallback`."""
+        found = self.config.block_line(*path)
+        return f"{self.file}:{found[0]}:{found[1]}" if found else fallback
+
     def dscp(self, name: str) -> int | None:
         if re.fullmatch(r"[01]{6}", name):
             return int(name, 2)
@@ -300,6 +310,9 @@ class _Reader:
         inventory, its ports that a CoS wildcard (`et-*`, `all`) covers."""
         names = [n for n in self.st.interfaces if _PORT.match(n)]
         names += [n for n in self.st.cos_interfaces if _PORT.match(n) and n not in names]
+        # a port broken out into sub-ports (et-0/0/0 -> et-0/0/0:0, :1) carries no traffic
+        parents = {n.rsplit(":", 1)[0] for n in names if ":" in n}
+        names = [n for n in names if n not in parents]
         if self.hint is not None:
             patterns = [n for n in self.st.cos_interfaces if not _PORT.match(n)]
             seen = set(names)
@@ -348,7 +361,7 @@ def _matches(port: str, pattern: str) -> bool:
 
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     config: Config = read(text, file)
-    st = _Statements(file)
+    st = _Statements(file, config)
     for statement in config.statements:
         st.read(statement)
     reader = _Reader(st, hint, name, f"{file}:1:1")
@@ -395,11 +408,14 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device_profile = chosen(profile_of, "congestion-notification-profile")
     profile = st.profiles.get(device_profile[0]) if device_profile else None
     if profile is not None:
+        # an explicit output part replaces the default: other priorities pause no queue [CNP]
         flow = (
             {p: q for p, (q, _) in profile.output.items()}
             if profile.output
             else DEFAULT_FLOW_CONTROL
         )
+        for priority in device.lossless_priorities:
+            maps.pfc_priority_to_queue.pop(priority, None)
         maps.pfc_priority_to_queue.update(flow)
         lines = [w for _, w in profile.output.values()]
         _record(device.sources, ("pfc_priority_to_queue",), lines[0] if lines else profile.where)
@@ -425,6 +441,11 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
             (w for _, w in st.partitions.values()), key=_line_number
         )
     classify_traffic(device, dscps_known=hint is not None)
+    # CNP scheduling is judged at the CNP class's scheduler (where `priority strict-high` goes)
+    cnp_class = dscp_to_class[device.cnp_dscp][0]
+    cnp_scheduler = st.schedulers.get(scheduler_map.get(cnp_class, ("", ""))[0])
+    if cnp_scheduler is not None:
+        device.sources["queues"] = cnp_scheduler.strict or cnp_scheduler.where
     device.headroom_known = False  # Junos sizes headroom itself from the cable length
     return device
 
@@ -513,16 +534,27 @@ def _port(
         _record(sources, ("watchdog", "watchdog_enabled"), profile.watchdog_where or profile.where)
     scheduler_map = st.scheduler_maps.get(map_ref[0], {}) if map_ref else {}
     _scheduling(reader, port, scheduler_map, tc_of, partition, _where(map_ref) or header)
+    if profile is not None and port.lossless:
+        # A pause of a lossless priority stops the output queue the profile names (queues 3
+        # and 4 by default): when that is not the class's queue, judge ECN and the lossless
+        # queue at that statement (or at the profile that lacks it).
+        queue_of = {tc: reader.classes[fc].queue for fc, tc in tc_of.items()}
+        for priority in port.pfc_priorities:
+            paused = (
+                profile.output.get(priority, (None, ""))
+                if profile.output  # an explicit output part replaces the default [CNP]
+                else (DEFAULT_FLOW_CONTROL.get(priority), "")
+            )
+            if paused[0] != queue_of.get(priority):
+                sources["ecn"] = paused[1] or profile.where
+                break
     return port
 
 
 def _port_block(st: _Statements, name: str) -> str:
     """Where the port is first stated: its interface block, else its CoS interface block."""
-    interface = st.interfaces.get(name, {})
-    wheres = [w for _, w in interface.values()] + [
-        w for _, w in st.cos_interfaces.get(name, {}).values()
-    ]
-    return min(wheres, key=_line_number) if wheres else f"{st.file}:1:1"
+    fallback = st.block(f"{st.file}:1:1", _COS, "interfaces", name)
+    return st.block(fallback, "interfaces", name)
 
 
 def _scheduling(

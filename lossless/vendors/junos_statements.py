@@ -151,7 +151,8 @@ def read(text: str, file: str) -> Config:
                 raise InputError([Problem(file, line, column, "", "`}` closes no block")])
             stack.pop()
         else:
-            if words and line != start[0] and words[-1] not in ("[",) and "[" not in words:
+            tags_only = all(w in _TAGS or w in ("inactive:", "delete:") for w in words)
+            if words and line != start[0] and "[" not in words and not tags_only:
                 # a statement runs on only inside a [ list ]; anything else is not Junos
                 raise _not_junos(file, *start, line_of_words, text)
             words.append(token)
