@@ -98,6 +98,7 @@ PRIORITY_ALIASES = {"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4, "af12": 5, 
 _PORT = re.compile(r"^[a-z]+-\d+/\d+/\d+(:\d+)?$|^ae\d+$")
 _SPEED = re.compile(r"(\d+)g$")
 _COS = "class-of-service"
+ECMP_BLOCK = ("forwarding-options", "enhanced-hash-key")
 
 
 @dataclass
@@ -390,16 +391,23 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     for fc, tc in tc_of.items():
         maps.tc_to_queue[tc] = reader.classes[fc].queue
     roce_dscp_where = dscp_to_class[device.roce_dscp][1]
-    _record(device.sources, ("dscp_to_tc", "roce"), roce_dscp_where or _where(device_classifier))
+    # a DSCP the config leaves to the default classifier: judged where classifiers are applied
+    applied = _where(device_classifier) or st.block(device.source, _COS, "interfaces")
+    _record(device.sources, ("dscp_to_tc", "roce"), roce_dscp_where or applied)
     cnp_where = dscp_to_class[device.cnp_dscp][1]
-    _record(device.sources, ("cnp",), cnp_where or _where(device_classifier))
+    _record(device.sources, ("cnp",), cnp_where or applied)
 
     partition = st.partitions.get("egress lossless", (100, ""))[0]
     ports: dict[str, PortPlan] = {}
     for port_name in names:
         table = tables.get((classifier_of[port_name] or ("",))[0], dscp_to_class)
         ports[port_name] = _port(
-            reader, port_name, table, tc_of, profile_of[port_name], map_of[port_name], partition
+            reader,
+            port_name,
+            table,
+            tc_of,
+            (profile_of[port_name], map_of[port_name], classifier_of[port_name]),
+            partition,
         )
     device.ports = ports
     device.lossless_priorities = sorted({p for port in ports.values() for p in port.pfc_priorities})
@@ -435,11 +443,12 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     if watchdogs:
         device.watchdog = watchdogs[0]
     device.ecmp = _ecmp(st, device)
-    if st.partitions:
-        device.buffer_partitions = {k: v for k, (v, _) in sorted(st.partitions.items())}
-        device.sources["buffer_partitions"] = min(
-            (w for _, w in st.partitions.values()), key=_line_number
-        )
+    device.buffer_partitions = {k: v for k, (v, _) in sorted(st.partitions.items())}
+    device.sources["buffer_partitions"] = min(
+        (w for _, w in st.partitions.values()),
+        key=_line_number,
+        default=st.block(device.source, _COS),
+    )
     classify_traffic(device, dscps_known=hint is not None)
     # CNP scheduling is judged at the CNP class's scheduler (where `priority strict-high` goes)
     cnp_class = dscp_to_class[device.cnp_dscp][0]
@@ -482,10 +491,12 @@ def _port(
     name: str,
     table: dict[int, tuple[str, str]],
     tc_of: dict[str, int],
-    profile_ref: tuple[str, str] | None,
-    map_ref: tuple[str, str] | None,
+    settings: tuple[tuple[str, str] | None, ...],
     partition: int,
 ) -> PortPlan:
+    """A port: MTU and speed, PFC of its congestion-notification profile, and the ECN and
+    WRED of its scheduler map (`settings`: the profile, map and classifier it uses)."""
+    profile_ref, map_ref, classifier_ref = settings
     st = reader.st
     interface = st.interfaces.get(name, {})
     header = _port_block(st, name)
@@ -497,7 +508,8 @@ def _port(
     if "speed" in interface and (speed := _SPEED.match(interface["speed"][0])):
         port.speed_mbps = int(speed.group(1)) * 1000
         sources["speed_mbps"] = interface["speed"][1]
-    cos_where = _where(profile_ref) or header
+    cos_where = _where(profile_ref) or st.block(header, _COS, "interfaces", name)
+    classified_where = _where(classifier_ref) or st.block(header, _COS, "interfaces", name)
     profile = st.profiles.get(profile_ref[0]) if profile_ref else None
     # PFC priority -> where it is stated: the lossless class's pfc-priority, or, for a code
     # point classified to a lossy class (PFC on CNP, say), the input statement that asks for it
@@ -510,7 +522,9 @@ def _port(
             if fc in tc_of:
                 cls = reader.classes[fc]
                 if cls.priority is None:
-                    odd.append(where)
+                    # a lossy class because no classifier lists the code point: judged where
+                    # the port's classifier is applied (or would be)
+                    odd.append(where if table[dscp][1] else classified_where)
                 priorities.setdefault(tc_of[fc], cls.where if cls.priority is not None else where)
         for priority, where in profile.pfc_priority:
             priorities.setdefault(priority, where)
@@ -666,8 +680,7 @@ def _ecmp(st: _Statements, device: DevicePlan) -> EcmpPlan:
     fields = [f for f in fields if f not in removed]
     seed = st.hash.get("seed")
     sources = device.sources
-    if seed:
-        sources["ecmp_seed"] = seed[1]
+    sources["ecmp_seed"] = seed[1] if seed else st.block(device.source, *ECMP_BLOCK)
     where = next(iter(exclusions.values()), None) or next(iter(hash_key.values()), None)
     if where:
         _record(sources, ("ecmp_hash_fields", "ecmp_udp_source_port"), where)
