@@ -50,7 +50,7 @@ from lossless.plan import (
 from lossless.units import whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.junos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
-from lossless.vendors.junos_statements import read
+from lossless.vendors.junos_statements import Statement, read
 
 TEMPLATE = "junos/device.conf.j2"
 EXTENSION = "conf"
@@ -387,14 +387,25 @@ def _owned_prefix(words: tuple[str, ...]) -> tuple[str, ...]:
     return words[:3]  # interfaces PORT mtu, forwarding-options enhanced-hash-key hash-seed
 
 
+def _effective(statements: list[Statement]) -> set[tuple[str, ...]]:
+    """Statements as the switch holds them: of a single-value leaf stated twice (a repeated
+    section), the last one."""
+    last: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for s in statements:
+        words = s.words
+        key = words[:-1] if len(words) > 1 and words[-2] in _SINGLE_VALUE else words
+        last[key] = words
+    return set(last.values())
+
+
 def diff(running: str, intended: str) -> list[str]:
     """Junos `delete`/`set` commands that take the running config to ours, for what lossless
     owns only: our classifier, classes, profiles, schedulers and buffer partitions, the CoS
     settings and the MTU and description of our ports, the hash seed and fields. Everything
     else in the running config (other classes, rewrite rules, routing) is left alone. A
     `delete` comes first; a single-value leaf that is set again is not deleted."""
-    have = {s.words for s in read(running, "running config").statements}
-    want = {s.words for s in read(intended, "intended config").statements}
+    have = _effective(read(running, "running config").statements)
+    want = _effective(read(intended, "intended config").statements)
     owned = {_owned_prefix(words) for words in want} | set(ALWAYS_OWNED)
 
     def ours(words: tuple[str, ...]) -> bool:
