@@ -177,3 +177,12 @@ def test_as_rendered_swaps_the_roce_queue_with_queue_4_only(leaf4):
         (7, "default"),
     ]
     assert device.maps.tc_to_queue[3] == 3  # the plan itself is left alone
+
+
+def test_the_readme_excerpt_is_the_golden_output():
+    readme = (INVENTORIES.parent / "README.md").read_text()
+    start = readme.index("Juniper Junos (`leaf4.conf`, excerpt")
+    excerpt = readme[
+        readme.index("```\n", start) + 4 : readme.index("```", readme.index("```\n", start) + 4)
+    ]
+    assert excerpt in (INVENTORIES.parent / "golden" / "lab" / "leaf4.conf").read_text()
