@@ -290,8 +290,8 @@ def _most_common(items: list[Any]) -> Any:
     """The item most ports share (the first of equals), or None."""
     if not items:
         return None
-    counts = Counter(items)
-    return max(items, key=lambda item: (counts[item], -items.index(item)))
+    counts = Counter(items)  # Counter keeps first-seen order; max keeps the first of equals
+    return max(counts, key=lambda item: counts[item])
 
 
 class _Reader:
@@ -304,6 +304,11 @@ class _Reader:
         self.classes = {
             fc: _Class(q, p, source) for fc, (q, p) in DEFAULT_CLASSES.items()
         } | st.classes
+        # CoS entries that name many ports, most specific first (`all` last)
+        self.patterns = sorted(
+            (n for n in st.cos_interfaces if not _PORT.match(n)),
+            key=lambda p: (p == "all", -len(p), p),
+        )
         self.port_names = self._port_names()
 
     def _port_names(self) -> list[str]:
@@ -315,12 +320,11 @@ class _Reader:
         parents = {n.rsplit(":", 1)[0] for n in names if ":" in n}
         names = [n for n in names if n not in parents]
         if self.hint is not None:
-            patterns = [n for n in self.st.cos_interfaces if not _PORT.match(n)]
             seen = set(names)
             names += [
                 n
                 for n in self.hint.ports
-                if n not in seen and any(_matches(n, p) for p in patterns)
+                if n not in seen and any(_matches(n, p) for p in self.patterns)
             ]
         return names
 
@@ -329,11 +333,7 @@ class _Reader:
         own = self.st.cos_interfaces.get(port, {})
         if key in own:
             return own[key]
-        wildcards = sorted(
-            (p for p in self.st.cos_interfaces if p != port and _matches(port, p)),
-            key=lambda p: (p == "all", -len(p)),
-        )
-        for pattern in wildcards:
+        for pattern in (p for p in self.patterns if _matches(port, p)):
             if key in self.st.cos_interfaces[pattern]:
                 return self.st.cos_interfaces[pattern][key]
         return None
@@ -518,14 +518,16 @@ def _port(
     if profile is not None:
         for point, where in profile.pfc_dscp:
             dscp = st.dscp(point)
-            fc = table[dscp][0] if dscp is not None else None
-            if fc in tc_of:
-                cls = reader.classes[fc]
-                if cls.priority is None:
-                    # a lossy class because no classifier lists the code point: judged where
-                    # the port's classifier is applied (or would be)
-                    odd.append(where if table[dscp][1] else classified_where)
-                priorities.setdefault(tc_of[fc], cls.where if cls.priority is not None else where)
+            if dscp is None or table[dscp][0] not in tc_of:
+                continue
+            fc, listed = table[dscp]
+            cls = reader.classes[fc]
+            if cls.priority is None:
+                # PFC on a code point of a lossy class: at the input statement, or, when no
+                # classifier lists the code point, where the port's classifier is applied
+                where = where if listed else classified_where
+                odd.append(where)
+            priorities.setdefault(tc_of[fc], cls.where if cls.priority is not None else where)
         for priority, where in profile.pfc_priority:
             priorities.setdefault(priority, where)
     port.pfc_priorities = sorted(priorities)
