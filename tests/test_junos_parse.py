@@ -226,7 +226,7 @@ def test_mutated_configs_parse_or_are_bad_input_never_a_crash():
                 rng.shuffle(words)
                 lines[i] = " ".join(words)
             else:
-                lines[i] = lines[i].replace(rng.choice("0123456789"), rng.choice("[]{};x\"#"))
+                lines[i] = lines[i].replace(rng.choice("0123456789"), rng.choice('[]{};x"#'))
         try:
             device = parse("\n".join(lines), "m.conf", "leaf4", hint)
         except InputError as error:
