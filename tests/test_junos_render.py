@@ -186,3 +186,15 @@ def test_the_readme_excerpt_is_the_golden_output():
         readme.index("```\n", start) + 4 : readme.index("```", readme.index("```\n", start) + 4)
     ]
     assert excerpt in (INVENTORIES.parent / "golden" / "lab" / "leaf4.conf").read_text()
+
+
+def test_no_empty_blocks_without_lossless_ports(write):
+    path = write(
+        "fabric:\n  name: j\ndevices:\n  leaf1:\n    role: leaf\n    os: junos\n"
+        "    asic: tomahawk-3\n    ports:\n      et-0/0/0: {speed: 400G, lossless: false}\n"
+    )
+    plan = plan_fabric(load_inventory(path))
+    text = render_device(plan.devices["leaf1"], plan)
+    assert "{\n    }" not in text and "{\n        }" not in text
+    assert "congestion-notification-profile" not in text
+    assert parse(text, "x", "leaf1").ports["et-0/0/0"].lossless is False
