@@ -69,6 +69,10 @@ class PortPlan:
     description: str
     speed_mbps: int
     lanes: int
+    # IP MTU in bytes: the largest IP packet the port carries, without the Ethernet header.
+    # It is what EOS, NX-OS, SONiC and NVUE call the interface MTU; a Junos interface MTU
+    # counts the 14-byte header, so the Junos vendor renders mtu + 14 and parses back - 14.
+    # Both ends of a link compare equal in these terms whatever their OS (LL106).
     mtu: int
     peer: str | None
     peer_kind: str | None  # "switch" or "server"
@@ -203,6 +207,9 @@ class DevicePlan:
     pfc_trigger: PfcTriggerPlan | None = None  # None when a config alone is linted
     # Where each device fact was stated (names as in vendors.common.DEVICE_FACTS), see PortPlan
     sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
+    # Shared-buffer partitions, percent of the shared buffer ("ingress lossless", "egress
+    # lossy", ...), for OSes whose config states them (Junos shared-buffer); empty otherwise.
+    buffer_partitions: dict[str, int] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 @dataclass

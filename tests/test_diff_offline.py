@@ -98,11 +98,11 @@ def test_nxos(run, backups):
 def test_junos(run, backups):
     _edit(
         backups / "leaf4.conf",
-        ("fill-level [ 14 46 ];", "fill-level [ 5 50 ];"),
-        ("class NO-LOSS queue-num 3 no-loss pfc-priority 3;", "class NO-LOSS queue-num 3;"),
+        ("fill-level [ 26 87 ];", "fill-level [ 5 50 ];"),
+        ("class NO-LOSS queue-num 4 no-loss pfc-priority 3;", "class NO-LOSS queue-num 3;"),
         (
-            '        description "fabric uplink";\n        mtu 9100;\n',
-            '        description "fabric uplink";\n        mtu 9100;\n'
+            '        description "fabric uplink";\n        mtu 9114;\n',
+            '        description "fabric uplink";\n        mtu 9114;\n'
             "        unit 0 {\n            family inet {\n                address 10.0.0.1/31;\n"
             "            }\n        }\n",
         ),
@@ -112,8 +112,8 @@ def test_junos(run, backups):
     assert entry["changes"] == [
         "delete class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 5 50 ]",
         "delete class-of-service forwarding-classes class NO-LOSS queue-num 3",
-        "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 14 46 ]",
-        "set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss pfc-priority 3",
+        "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 26 87 ]",
+        "set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3",
     ]
 
 

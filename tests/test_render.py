@@ -254,7 +254,7 @@ def test_junos_loads_whole_into_set_statements(lab_out):
     # layouts lose lines)
     assert len(lines) == text.count(";")
     assert (
-        "set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss pfc-priority 3"
+        "set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3"
         in lines
     )
     assert (
@@ -265,7 +265,7 @@ def test_junos_loads_whole_into_set_statements(lab_out):
         "set class-of-service congestion-notification-profile ROCE_PFC_1M input dscp code-point "
         "011010 pfc"
     ) in lines
-    assert "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 14 46 ]" in lines
+    assert "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 26 87 ]" in lines
     assert "set class-of-service schedulers S_CNP priority strict-high" in lines
     assert (
         "set class-of-service interfaces et-0/0/30 congestion-notification-profile ROCE_PFC_100M"

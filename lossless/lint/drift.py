@@ -97,11 +97,18 @@ def _map_entries(value: dict) -> dict[Any, str]:
     return {key: str(entry) for key, entry in value.items()}
 
 
+def _percent_entries(value: dict) -> dict[Any, str]:
+    return {key: f"{entry}%" for key, entry in value.items()}
+
+
 def _queue_entries(value: list) -> dict[Any, str]:
     entries = {}
     for queue, scheduler, weight, lossless, traffic in value:
         share = "" if weight is None else f" {weight}%"
-        how = "strict" if scheduler == "strict" else f"DWRR{share}"
+        if scheduler == "strict":  # a strict queue's weight, where an OS has one, is its cap
+            how = "strict" if weight is None else f"strict, capped at {weight}%"
+        else:
+            how = f"DWRR{share}"
         entries[queue] = f"{how}{', lossless' if lossless else ''} ({traffic})"
     return entries
 
@@ -114,15 +121,21 @@ def _ecn_entries(value: list) -> dict[Any, str]:
     return {q: f"min {lo} max {hi} B, {p}%" for q, lo, hi, p in value}
 
 
+def _fill_entries(value: list) -> dict[Any, str]:
+    return {q: f"{lo}-{hi}% of the queue buffer, {p}%" for q, lo, hi, p in value}
+
+
 # fact -> (label, name of one entry, entries of a value)
 KEYED: dict[str, tuple[str, str, Callable[[Any], dict[Any, str]]]] = {
     "dscp_to_tc": ("DSCP to traffic-class map", "DSCP", _map_entries),
     "tc_to_queue": ("traffic-class to queue map", "TC", _map_entries),
     "tc_to_pg": ("traffic-class to priority-group map", "TC", _map_entries),
     "pfc_priority_to_queue": ("PFC priority to queue map", "priority", _map_entries),
+    "buffer_partitions": ("shared-buffer partitions", "partition", _percent_entries),
     "queues": ("egress scheduling", "queue", _queue_entries),
     "headroom": ("PFC headroom", "PG", _headroom_entries),
     "ecn": ("ECN", "queue", _ecn_entries),
+    "ecn_percent": ("ECN fill levels", "queue", _fill_entries),
 }
 
 
@@ -166,8 +179,10 @@ def describe(fact: str, have: Any, want: Any) -> str:
 
 
 def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Any) -> list[Finding]:
-    """LL200 findings: every fact the OS can express whose parsed value differs from the plan."""
-    want, have = vendor.expressed(planned), vendor.expressed(parsed)
+    """LL200 findings: every fact the OS can express whose parsed value differs from the plan
+    (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`)."""
+    intended = vendor.as_rendered(planned) if hasattr(vendor, "as_rendered") else planned
+    want, have = vendor.expressed(intended), vendor.expressed(parsed)
     findings = []
     for key in sorted(set(want) - {"ports"}):
         if want[key] != have.get(key):

@@ -134,6 +134,7 @@ DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
     "ecmp_hash_fields": lambda d: sorted(d.ecmp.hash_fields),
     "ecmp_hash_offset": lambda d: d.ecmp.hash_offset,
     "ecmp_resilient": lambda d: d.ecmp.resilient,
+    "buffer_partitions": lambda d: dict(d.buffer_partitions),
     "headroom_settings": lambda d: (
         d.headroom_settings.lossless_mtu,
         d.headroom_settings.small_packet_percent,

@@ -1,76 +1,272 @@
-"""Juniper Junos (QFX), brace format with one statement per line
-(docs/reference/vendors.md section 3).
+"""Juniper Junos on QFX5220/5230/5240 (Junos OS Evolved): class of service for RoCE v2 in the
+brace format `show configuration` prints, one statement per line, as Juniper's AI data-centre
+JVD configures it.
 
-DSCP classifier to forwarding classes (RoCE no-loss with its PFC priority, CNP strict-high),
-a congestion-notification profile per cable length (DSCP-based PFC, cable-length in metres,
-PFC watchdog), schedulers with ECN drop profiles whose fill levels are percent of the buffer
-the lossless queue can use: the PFC trigger of the plan (docs/reference/physics.md 3.4).
+Sources, cited per line below and in docs/vendors/junos.md:
+
+[JVD]      Juniper AI data-centre JVD DCQCN and DLB configlets, github.com/Juniper/
+           terraform-apstra-examples ai-cluster-jvd/configlet_dcqcn.tf and configlet_dlb.tf
+           (commit 28d884d, 2024-10-07).
+[APSTRA]   Apstra 6.1 "Create and Import a DCQCN Configlet", juniper.net/documentation/us/en/
+           software/apstra6.1/apstra-connectorops-rnic-configurator-guide/topics/concept/
+           apstra-connectorops-rnic-configurator-guide-dcqcn-configlets.html
+[DEFAULTS] "Understanding Default CoS Settings" and "Understanding Default CoS Scheduling and
+           Classification", juniper.net/documentation/us/en/software/junos/traffic-mgmt-qfx/
+           topics/concept/cos-qfx-series-default-settings-understanding.html and
+           .../cos-qfx-series-default-scheduling-classification-understanding.html
+[SCHED]    "Understanding CoS Scheduling Behavior and Configuration Considerations",
+           .../traffic-mgmt-qfx/topics/concept/
+           cos-qfx-series-scheduling-behavior-configuration-considerations-understanding.html
+[WRED]     "Configuring CoS WRED Drop Profiles", .../traffic-mgmt-qfx/topics/task/
+           cos-drop-profiles-qfx-series-cli.html
+[BUFFER]   "Understanding CoS Buffer Configuration" and "buffer-partition (Ingress/Egress)",
+           .../traffic-mgmt-qfx/topics/concept/cos-qfx-series-buffer-configuration-
+           understanding.html
+[CNP]      "Configure CoS PFC with Congestion Notification Profiles", .../traffic-mgmt-qfx/
+           topics/task/cos-congestion-notification-qfx-series-cli.html
+[YANG]     Juniper/yang 23.4/23.4R1-EVO/native/conf-and-rpcs/conf/models/
+           junos-conf-forwarding-options@2023-01-01.yang (enhanced-hash-key)
+[MTU]      "Media MTU Sizes by Interface Type" / "Setting the Protocol MTU": the interface
+           (media) MTU of Ethernet counts the 14-byte header; the IP MTU is 14 bytes less.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any
 
-from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.errors import InputError, Problem
+from lossless.plan import (
+    DevicePlan,
+    EcnPlan,
+    FabricPlan,
+    PortPlan,
+    QosMaps,
+    QueuePlan,
+    WatchdogPlan,
+)
 from lossless.units import whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.junos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.vendors.junos_statements import Statement, read
 
 TEMPLATE = "junos/device.conf.j2"
 EXTENSION = "conf"
-ROCE_CLASS = "NO-LOSS"
-CNP_CLASS = "CNP"
-DEFAULT_CLASS = "best-effort"
+DIFF_KIND = "set-commands"
+
+# Forwarding classes and their queues.
+ROCE_CLASS = "NO-LOSS"  # [JVD] [APSTRA]: class NO-LOSS queue-num 4 no-loss pfc-priority 3
+ROCE_QUEUE = 4  # [JVD] [APSTRA]; queue 3 holds the default lossless fcoe class [DEFAULTS]
+CNP_CLASS = "CNP"  # [APSTRA] class CNP, strict-high
+DEFAULT_CLASS = "best-effort"  # default class on queue 0 [DEFAULTS]
+NC_CLASS = "network-control"  # default class on queue 7 [DEFAULTS]
+NC_QUEUE = 7
+CLASS_OF = {"roce": ROCE_CLASS, "cnp": CNP_CLASS, "default": DEFAULT_CLASS}
+
+# Transmit rates (percent of the port). A scheduler map gives classes it leaves out no
+# bandwidth [DEFAULTS], so network-control (routing protocols) gets a guaranteed share.
+CNP_RATE = 5  # [APSTRA] s2-cnp transmit-rate percent 5; caps strict-high [SCHED]
+NC_RATE = 5  # Junos default scheduler: network-control transmit-rate percent 5
+# ("Default Schedulers Overview", juniper.net/documentation/us/en/software/junos/cos/topics/
+# concept/schedulers-default-cos-config-guide.html)
+
+# Shared-buffer partitions, percent of the shared buffer [JVD]: ingress lossless 80,
+# lossless-headroom 10, lossy 10; egress lossless 80, lossy 20. Each side sums to 100 and on
+# QFX5220/5230 the ingress and egress lossless shares must match [JVD comment] [BUFFER].
+JVD_HEADROOM_PERCENT = 10
+JVD_LOSSY_PERCENT = 10
+MIN_LOSSLESS_PERCENT = 5  # the smallest lossless partition Junos takes [BUFFER]
+JVD_FILL_LEVELS = (20, 60)  # [JVD] dp1, used only when the plan has no queue buffer
+
+ETHERNET_HEADER = 14  # [MTU]
+MAX_INTERFACE_MTU = 9216  # QFX jumbo interface MTU (docs/reference/vendors.md section 0)
+
+# Plan hash fields -> the enhanced-hash-key inet statement that leaves each out [YANG].
+HASH_EXCLUSIONS = {
+    "src-ip": "no-ipv4-source-address",
+    "dst-ip": "no-ipv4-destination-address",
+    "ip-protocol": "no-protocol",
+    "src-port": "no-l4-source-port",
+    "dst-port": "no-l4-destination-port",
+}
 
 
 def code_point(dscp: int) -> str:
     return format(dscp, "06b")
 
 
-def fill_percent(value: int, buffer: int | None) -> int:
-    """A byte threshold as percent of the queue's usable buffer, 1..100 (rounded up)."""
-    if not buffer:
-        return 100
-    return max(1, min(100, math.ceil(100 * value / buffer)))
-
-
 def pfc_profile_name(port: PortPlan) -> str:
     return f"ROCE_PFC_{whole_metres(port.cable_m or 0)}M"
 
 
+def queue_buffer(ecn: EcnPlan, partitions: dict[str, int]) -> float | None:
+    """Bytes of buffer the lossless queue can hold, which Junos fill levels are percent of
+    [WRED]: the queue's dynamic share of the egress lossless partition. The plan's PFC trigger
+    is that share of the whole shared buffer, alpha*B/(1 + n*alpha) (docs/reference/physics.md
+    3.4); the partition holds P percent of it, so the queue's share is P/100 of the trigger."""
+    if not ecn.pfc_trigger_bytes:
+        return None
+    return ecn.pfc_trigger_bytes * partitions.get("egress lossless", 100) / 100
+
+
+def fill_percent(value: int, buffer: float) -> int:
+    """A byte threshold as a whole percent of the queue buffer, rounded half up, 1..100."""
+    return max(1, min(100, math.floor(100 * value / buffer + 0.5)))
+
+
+def fill_levels(ecn: EcnPlan, partitions: dict[str, int]) -> tuple[int, int]:
+    """The drop profile's fill levels for an ECN plan: percent of the queue buffer, or the
+    JVD's levels when the plan knows no buffer (unknown ASIC buffer size)."""
+    buffer = queue_buffer(ecn, partitions)
+    if buffer is None:
+        return JVD_FILL_LEVELS
+    low, high = fill_percent(ecn.min_bytes, buffer), fill_percent(ecn.max_bytes, buffer)
+    return low, max(high, min(low + 1, 100))
+
+
+def _levels_of(ecn: EcnPlan, partitions: dict[str, int]) -> tuple[int, int]:
+    """The fill levels an ECN plan stands for: its bytes as percent of the queue buffer, or,
+    with no PFC trigger known (a config read without an inventory), the percents it holds."""
+    buffer = queue_buffer(ecn, partitions)
+    if buffer is None:
+        return ecn.min_bytes, ecn.max_bytes
+    return fill_percent(ecn.min_bytes, buffer), fill_percent(ecn.max_bytes, buffer)
+
+
+def partitions(device: DevicePlan) -> dict[str, int]:
+    """Shared-buffer partitions: the JVD's, with a lossless-headroom share large enough for
+    the headroom the plan reserves (budget.total_headroom_bytes of the ASIC's buffer)."""
+    budget = device.budget
+    headroom = JVD_HEADROOM_PERCENT
+    if budget.buffer_bytes and budget.total_headroom_bytes:
+        needed = math.ceil(100 * budget.total_headroom_bytes / budget.buffer_bytes)
+        headroom = min(max(headroom, needed), 100 - JVD_LOSSY_PERCENT - MIN_LOSSLESS_PERCENT)
+    lossless = 100 - headroom - JVD_LOSSY_PERCENT
+    return {
+        "ingress lossless": lossless,
+        "ingress lossless-headroom": headroom,
+        "ingress lossy": JVD_LOSSY_PERCENT,
+        "egress lossless": lossless,
+        "egress lossy": 100 - lossless,
+    }
+
+
+def as_rendered(device: DevicePlan) -> DevicePlan:
+    """The device's plan in the terms of its Junos config, which a parsed config is compared
+    with: RoCE on queue 4 (the plan's RoCE queue and queue 4 swap places), transmit rates
+    that leave room for CNP's cap and network-control, the shared-buffer partitions, ECN at
+    the bytes the rendered fill levels mean, watchdog detection in whole polls."""
+    roce = next((q.queue for q in device.queues if q.traffic == "roce"), ROCE_QUEUE)
+
+    def junos_queue(queue: int) -> int:
+        return ROCE_QUEUE if queue == roce else roce if queue == ROCE_QUEUE else queue
+
+    share = 100 - CNP_RATE - NC_RATE  # what DWRR queues divide, in the plan's proportions
+    queues = []
+    for q in device.queues:
+        weight = CNP_RATE if q.scheduler == "strict" else (q.weight or 0) * share // 100
+        queues.append(dataclasses.replace(q, queue=junos_queue(q.queue), weight=weight))
+    if all(q.queue != NC_QUEUE for q in queues):
+        queues.append(QueuePlan(NC_QUEUE, "dwrr", NC_RATE, False, "default"))
+    maps = device.maps
+    shares = partitions(device)
+    first = earliest_ecn(device.ports.values())
+    levels = fill_levels(first, shares) if first else None
+    ports = {}
+    for name, port in device.ports.items():
+        ecn = []
+        for e in port.ecn:
+            buffer = queue_buffer(e, shares)
+            assert levels is not None  # a port with ECN makes `first` exist
+            low, high = (
+                (int(levels[0] * buffer // 100), int(levels[1] * buffer // 100))
+                if buffer
+                else levels
+            )
+            ecn.append(
+                dataclasses.replace(e, queue=junos_queue(e.queue), min_bytes=low, max_bytes=high)
+            )
+        watchdog = port.watchdog
+        if watchdog is not None and watchdog.enabled and watchdog.poll_ms:
+            polls = max(1, math.ceil(watchdog.detection_ms / watchdog.poll_ms))
+            watchdog = dataclasses.replace(watchdog, detection_ms=polls * watchdog.poll_ms)
+        elif watchdog is not None:  # not rendered: the config reads as Junos's default timers
+            watchdog = WatchdogPlan(False, 200, 200, 100, watchdog.action)
+        ports[name] = dataclasses.replace(port, ecn=ecn, watchdog=watchdog)
+    return dataclasses.replace(
+        device,
+        maps=QosMaps(
+            dict(maps.dscp_to_tc),
+            {tc: junos_queue(q) for tc, q in maps.tc_to_queue.items()},
+            dict(maps.tc_to_pg),
+            {p: junos_queue(q) for p, q in maps.pfc_priority_to_queue.items()},
+        ),
+        queues=sorted(queues, key=lambda q: q.queue),
+        ports=ports,
+        buffer_partitions=shares,
+    )
+
+
+def _interface_mtu(port: PortPlan) -> int:
+    """The plan's MTU is the IP MTU; Junos's interface MTU counts the Ethernet header [MTU]."""
+    mtu = port.mtu + ETHERNET_HEADER
+    if mtu > MAX_INTERFACE_MTU:
+        file, line, column = _location(port.source)
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    line,
+                    column,
+                    port.name,
+                    f"MTU {port.mtu} needs a Junos interface MTU of {mtu} (14 bytes of Ethernet "
+                    f"header on top), above the QFX maximum of {MAX_INTERFACE_MTU}",
+                )
+            ]
+        )
+    return mtu
+
+
+def _location(source: str) -> tuple[str, int, int]:
+    match = re.fullmatch(r"(.*):(\d+):(\d+)", source)
+    return (match.group(1), int(match.group(2)), int(match.group(3))) if match else (source, 1, 1)
+
+
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
-    lossless = [p for p in device.ports.values() if p.lossless]
-    queues = {q.traffic: q for q in device.queues}
-    ecn = earliest_ecn(lossless)
-    wd = device.watchdog
-    profiles = [
-        {
-            "name": name,
-            "cable_m": whole_metres(ports[0].cable_m or 0),
-        }
-        for name, ports in group(lossless, pfc_profile_name).items()
-    ]
+    junos = as_rendered(device)
+    queues = {q.traffic: q for q in junos.queues if q.queue != NC_QUEUE or q.traffic != "default"}
+    classes = {q.queue: CLASS_OF[traffic] for traffic, q in queues.items()}
+    tc_class = {tc: classes.get(q, DEFAULT_CLASS) for tc, q in junos.maps.tc_to_queue.items()}
+    code_points = group(sorted(junos.maps.dscp_to_tc), lambda d: tc_class[junos.maps.dscp_to_tc[d]])
+    lossless = [p for p in junos.ports.values() if p.lossless]
+    first = earliest_ecn(device.ports.values())
+    wd = junos.watchdog
     return {
         "roce_class": ROCE_CLASS,
         "cnp_class": CNP_CLASS,
         "default_class": DEFAULT_CLASS,
+        "nc_class": NC_CLASS,
+        # every DSCP in the classifier, so no code point falls to the default classifier
+        "classifier": [
+            {"class": name, "code_points": [code_point(d) for d in dscps]}
+            for name, dscps in sorted(code_points.items(), key=lambda item: _class_order(item[0]))
+        ],
         "roce_code_point": code_point(device.roce_dscp),
-        "cnp_code_point": code_point(device.cnp_dscp),
         "roce_queue": queues["roce"].queue,
         "roce_priority": device.roce_priority,
         "roce_priority_bits": format(device.roce_priority, "03b"),
         "cnp_queue": queues["cnp"].queue,
+        "cnp_rate": queues["cnp"].weight,
         "roce_rate": queues["roce"].weight,
         "default_rate": queues["default"].weight,
+        "nc_rate": NC_RATE,
         "ecn": None
-        if ecn is None
-        else {
-            "low": fill_percent(ecn.min_bytes, ecn.pfc_trigger_bytes),
-            "high": fill_percent(ecn.max_bytes, ecn.pfc_trigger_bytes),
-            "probability": ecn.probability_percent,
-        },
+        if first is None
+        else dict(zip(("low", "high"), fill_levels(first, junos.buffer_partitions), strict=True))
+        | {"probability": first.probability_percent},
+        "partitions": junos.buffer_partitions,
         "watchdog": None
         if not wd.enabled
         else {
@@ -78,77 +274,146 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
             "detection": max(1, math.ceil(wd.detection_ms / wd.poll_ms)),
             "recovery": wd.restoration_ms,
         },
-        "pfc_profiles": profiles,
+        "pfc_profiles": [
+            {"name": name, "cable_m": whole_metres(ports[0].cable_m or 0)}
+            for name, ports in group(lossless, pfc_profile_name).items()
+        ],
         "ports": [
             {
                 "name": p.name,
                 "description": p.description or (f"peer {p.peer}" if p.peer else ""),
-                "mtu": p.mtu,
+                "mtu": _interface_mtu(p),
                 "pfc_profile": pfc_profile_name(p) if p.lossless else None,
             }
-            for p in device.ports.values()
+            for p in junos.ports.values()
         ],
-        "hash_ports": device.ecmp.hashes_udp_source_port,
+        "hash_seed": device.ecmp.seed,
+        "hash_exclusions": [
+            statement
+            for field, statement in HASH_EXCLUSIONS.items()
+            if field not in device.ecmp.hash_fields
+        ],
+        # the JVD's hash-key (configlet_dlb.tf): layer-4 while any port is a hash field
+        "hash_ports": bool({"src-port", "dst-port"} & set(device.ecmp.hash_fields)),
     }
 
 
+def _class_order(name: str) -> int:
+    order = [ROCE_CLASS, CNP_CLASS, DEFAULT_CLASS]
+    return order.index(name) if name in order else len(order)
+
+
 def expressed(device: DevicePlan) -> dict[str, Any]:
-    """What a Junos config says about a device (compared on for round trip and drift). ECN
-    thresholds are compared as the fill-level percentages Junos holds."""
+    """What a Junos config says about a device, compared for the round trip and for drift
+    (a plan goes through `as_rendered` first, so both sides are in Junos's terms). Queue maps
+    are compared where traffic uses them: the TCs the DSCP map uses, the PFC priorities that
+    are lossless."""
     facts = expressed_facts(
         device,
-        ("mtu", "lossless", "pfc_priorities", "cable_m", "watchdog_enabled"),
+        ("mtu", "lossless", "pfc_priorities", "cable_m", "watchdog", "wred_drop_queues"),
         (
             "dscp_to_tc",
-            "tc_to_queue",
             "queues",
             "lossless_priorities",
             "roce",
             "cnp",
-            "watchdog_poll_ms",
+            "ecmp_seed",
+            "ecmp_hash_fields",
             "ecmp_udp_source_port",
+            "buffer_partitions",
         ),
     )
     for port in device.ports.values():
         facts["ports"][port.name]["ecn_percent"] = sorted(
-            (
-                e.queue,
-                fill_percent(e.min_bytes, e.pfc_trigger_bytes),
-                fill_percent(e.max_bytes, e.pfc_trigger_bytes),
-                e.probability_percent,
-            )
+            (e.queue, *_levels_of(e, device.buffer_partitions), e.probability_percent)
             for e in port.ecn
         )
+    maps = device.maps
+    used = set(maps.dscp_to_tc.values())
+    facts["tc_to_queue"] = {tc: q for tc, q in maps.tc_to_queue.items() if tc in used}
+    facts["pfc_priority_to_queue"] = {
+        p: maps.pfc_priority_to_queue.get(p) for p in device.lossless_priorities
+    }
     return facts
-
-
-OWNED_STATEMENTS = ("set class-of-service ", "set forwarding-options hash-key ")
-_INTERFACE_LINE = re.compile(r"set interfaces (\S+) (mtu|description) ")
 
 
 # Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
 NOT_EXPRESSED = {
-    "ecmp.seed": "Junos hash seed not rendered yet",
-    "ecmp.hash_offset": "Junos has no hash offset in our output",
-    "ecmp.resilient": "Junos resilient hashing not rendered yet",
+    "ecmp.hash_offset": (
+        "Junos OS Evolved's enhanced-hash-key has a seed and a hash function but no offset "
+        "(Juniper/yang 23.4R1-EVO junos-conf-forwarding-options)"
+    ),
+    "ecmp.resilient": (
+        "Junos resilient ECMP is a routing-policy action (`then load-balance consistent-hash` "
+        "exported to the forwarding table), part of the fabric's routing policy (Apstra's PPLB "
+        "export), which lossless does not own"
+    ),
     "headroom.bytes": "Junos sizes PFC headroom from the cable-length of the CNP profile",
 }
 
-DIFF_KIND = "set-commands"
+# Which part of a statement names the object lossless owns: a running statement is ours when
+# it starts with the owned prefix of one of our statements (or an ALWAYS_OWNED prefix).
+_OWNED_DEPTH = {
+    "classifiers": 4,  # class-of-service classifiers dscp ROCE_DSCP
+    "forwarding-classes": 4,  # class-of-service forwarding-classes class NO-LOSS
+    "drop-profiles": 3,
+    "congestion-notification-profile": 3,
+    "scheduler-maps": 3,
+    "schedulers": 3,
+    "shared-buffer": 5,  # class-of-service shared-buffer ingress buffer-partition lossless
+}
+ALWAYS_OWNED = (("forwarding-options", "enhanced-hash-key", "inet"),)
+_SINGLE_VALUE = {
+    "mtu",
+    "description",
+    "percent",
+    "seed-value",
+    "cable-length",
+    "poll-interval",
+    "detection",
+    "recovery",
+    "priority",
+    "scheduler-map",
+    "congestion-notification-profile",
+    "dscp",
+}
+
+
+def _owned_prefix(words: tuple[str, ...]) -> tuple[str, ...]:
+    if words[0] == "class-of-service":
+        if words[1] == "interfaces":
+            return words[:-1]  # one setting of our port, not the port's whole CoS
+        return words[: _OWNED_DEPTH.get(words[1], 3)]
+    return words[:3]  # interfaces PORT mtu, forwarding-options enhanced-hash-key hash-seed
+
+
+def _effective(statements: list[Statement]) -> set[tuple[str, ...]]:
+    """Statements as the switch holds them: of a single-value leaf stated twice (a repeated
+    section), the last one."""
+    last: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for s in statements:
+        words = s.words
+        key = words[:-1] if len(words) > 1 and words[-2] in _SINGLE_VALUE else words
+        last[key] = words
+    return set(last.values())
 
 
 def diff(running: str, intended: str) -> list[str]:
-    """Junos `set`/`delete` statements for the lossless-owned part of the config: all of
-    class-of-service and the hash key, and the MTU and description of our interfaces."""
-    from hier_config import Platform
+    """Junos `delete`/`set` commands that take the running config to ours, for what lossless
+    owns only: our classifier, classes, profiles, schedulers and buffer partitions, the CoS
+    settings and the MTU and description of our ports, the hash seed and fields. Everything
+    else in the running config (other classes, rewrite rules, routing) is left alone. A
+    `delete` comes first; a single-value leaf that is set again is not deleted."""
+    have = _effective(read(running, "running config").statements)
+    want = _effective(read(intended, "intended config").statements)
+    owned = {_owned_prefix(words) for words in want} | set(ALWAYS_OWNED)
 
-    from lossless.vendors.remediation import set_line_remediation
+    def ours(words: tuple[str, ...]) -> bool:
+        return any(words[:k] in owned for k in range(1, len(words) + 1))
 
-    ours = {m.group(1) for m in _INTERFACE_LINE.finditer(intended)}
-    ours |= set(re.findall(r"^    (\S+) \{$", intended.split("class-of-service {")[0], re.M))
-
-    def owns(statement: str) -> bool:
-        match = _INTERFACE_LINE.match(statement + " ")
-        return statement.startswith(OWNED_STATEMENTS) or bool(match and match.group(1) in ours)
-
-    return set_line_remediation(Platform.JUNIPER_JUNOS, running, intended, owns)
+    replaced = {w[:-1] for w in want if len(w) > 1 and w[-2] in _SINGLE_VALUE}
+    deletes = sorted(
+        " ".join(("delete", *w)) for w in have - want if ours(w) and w[:-1] not in replaced
+    )
+    sets = sorted(" ".join(("set", *w)) for w in want - have)
+    return deletes + sets
