@@ -65,7 +65,7 @@ def test_a_running_config_of_another_os_is_a_failed_post_check(run, mock):  # no
 def test_diff_owns_our_objects_only():
     intended = GOLDEN.read_text()
     running = (
-        intended.replace("fill-level [ 1 14 ];", "fill-level [ 5 50 ];")
+        intended.replace("fill-level [ 26 87 ];", "fill-level [ 5 50 ];")
         .replace(
             "        mtu 9114;\n    }\n    et-0/0/1 {", "        mtu 9000;\n    }\n    et-0/0/1 {"
         )
@@ -92,7 +92,7 @@ def test_diff_owns_our_objects_only():
         "code-point 011 flow-control-queue 4",
         f"set {cos}congestion-notification-profile ROCE_PFC_90M output ieee-802.1 "
         "code-point 011 flow-control-queue 4",
-        f"set {cos}drop-profiles ROCE_ECN interpolate fill-level [ 1 14 ]",
+        f"set {cos}drop-profiles ROCE_ECN interpolate fill-level [ 26 87 ]",
         "set interfaces et-0/0/0 mtu 9114",  # a single-value leaf: set, no delete
     ]
 

@@ -5,6 +5,7 @@ states the setting or at the block that lacks it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -20,15 +21,9 @@ OUTPUT = (
     "                        flow-control-queue 4;\n                    }\n                }\n"
     "            }\n"
 )
-SHARED_BUFFER = (
-    "    shared-buffer {\n        ingress {\n            buffer-partition lossless {\n"
-    "                percent 80;\n            }\n            buffer-partition lossless-headroom {\n"
-    "                percent 10;\n            }\n            buffer-partition lossy {\n"
-    "                percent 10;\n            }\n        }\n        egress {\n"
-    "            buffer-partition lossless {\n                percent 80;\n            }\n"
-    "            buffer-partition lossy {\n                percent 20;\n            }\n        }\n"
-    "    }\n"
-)
+# the shared-buffer block as rendered (its percents follow the plan's headroom)
+_GOLDEN_TEXT = (REPO / "golden" / "lab" / "leaf4.conf").read_text()
+SHARED_BUFFER = re.search(r"    shared-buffer \{\n.*?\n    \}\n", _GOLDEN_TEXT, re.S).group(0)
 
 # name -> (text removed from golden leaf4.conf (every occurrence), {rule: line of the text the
 # finding points at, first occurrence after the optional anchor})
@@ -46,7 +41,7 @@ REMOVED = {
     "watchdog": (WATCHDOG, {"LL114": "        ROCE_PFC_1M {"}),
     "pfc-profile": (
         "            congestion-notification-profile ROCE_PFC_1M;\n",
-        {"LL109": ("        et-0/0/0 {", "class-of-service {")},
+        {"LL131": ("        et-0/0/0 {", "class-of-service {")},
     ),
     "classifier": (
         "                classifiers {\n                    dscp ROCE_DSCP;\n                }\n",

@@ -211,7 +211,8 @@ def test_host_findings_are_at_both_ends_of_the_cable(plan):
     _break_nic_pfc(plan)
     sources = sorted(f.source for f in findings(plan, "LL131"))
     assert len(sources) == 2
-    assert sources[0].endswith("inventories/lab.yaml:42:7") and sources[1].endswith(NIC_LINE)
+    # the switch end where the inventory sets the port's PFC priority (roce.data.priority)
+    assert sources[0].endswith("inventories/lab.yaml:12:24") and sources[1].endswith(NIC_LINE)
     assert all(f.device == "leaf1" and f.port == "Ethernet0" for f in findings(plan, "LL131"))
 
 

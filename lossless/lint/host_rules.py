@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lossless.lint.registry import Finding, rule
-from lossless.plan import DevicePlan, FabricPlan, NicPlan, PortPlan
+from lossless.plan import DevicePlan, FabricPlan, NicPlan, PortPlan, located
 from lossless.units import format_speed
 
 L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
@@ -38,7 +38,8 @@ def _both_ends(
     severity: str = "error",
 ) -> list[Finding]:
     text = f"{nic.server}:{nic.name} - {device.name}:{port.name}: {message}"
-    sources = dict.fromkeys([*(nic.where(f) for f in fields), port.source])
+    # the NIC's line for each field, and the switch port's line for the same fact
+    sources = dict.fromkeys([*(nic.where(f) for f in fields), located(port, *fields)])
     return [Finding(s, rule_id, severity, text, device.name, port.name) for s in sources]
 
 
