@@ -62,6 +62,8 @@ class HeadroomPolicy:
     shared_headroom_pool: bool
     over_subscribe_ratio: int | None
     dynamic_th: int
+    # Render the planned bytes as a fixed profile even where the switch sizes headroom itself
+    override: bool = False
 
 
 @dataclass(frozen=True)

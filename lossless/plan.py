@@ -24,14 +24,25 @@ def located(subject: Any, *facts: str) -> str:
     return subject.source
 
 
+# HeadroomPlan.model of headroom read from a config, and of a PG whose headroom the switch
+# sizes itself from speed and cable length (SONiC dynamic buffer model, profile "NULL"): its
+# bytes are not in the config (0 here), so rules do not judge them.
+HEADROOM_FROM_CONFIG = "config"
+HEADROOM_BY_SWITCH = "switch"
+
+
 @dataclass
 class HeadroomPlan:
     priority_group: int
     xon: int
     xoff: int
     size: int
-    model: str
+    model: str  # the planner's headroom model, HEADROOM_FROM_CONFIG or HEADROOM_BY_SWITCH
     derivation: str
+
+    @property
+    def by_switch(self) -> bool:
+        return self.model == HEADROOM_BY_SWITCH
 
 
 @dataclass
@@ -133,6 +144,8 @@ class HeadroomSettings:
     over_subscribe_ratio: int | None
     dynamic_th: int
     gearbox_delay_ns: float = 0.0
+    # Render the planned bytes even where the switch sizes headroom itself (policy override)
+    override: bool = False
 
 
 @dataclass

@@ -47,6 +47,10 @@ DEFAULT_POLICY: dict[str, Any] = {
         "shared_headroom_pool": False,
         "over_subscribe_ratio": None,
         "dynamic_th": 0,
+        # The switch sizes headroom where it can (SONiC's dynamic buffer model computes it
+        # from speed and cable with the same formula as the plan, sonic.md 1); true renders
+        # the planned bytes as a fixed profile instead.
+        "override": False,
     },
     # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (vendors.md 4h [SRC]).
     "scheduler": {"roce_weight": 50, "default_weight": 50},

@@ -72,6 +72,8 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         asic,
     )
     for headroom in port.headroom:
+        if headroom.by_switch:  # sized by the switch from the cable length (LL120 checks it)
+            continue
         if headroom.xoff < needed.xoff:
             yield (
                 f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
@@ -117,6 +119,8 @@ def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricP
     holds xon and the pool holds xoff."""
     shared = device.headroom_settings.shared_headroom_pool
     for h in port.headroom:
+        if h.by_switch:
+            continue
         if shared and h.size < h.xon:
             yield f"PG {h.priority_group} size {h.size} B is below xon {h.xon} B"
         if not shared and h.size < h.xon + h.xoff:

@@ -58,6 +58,7 @@ class _Planner:
             over_subscribe_ratio=policy.headroom.over_subscribe_ratio,
             dynamic_th=policy.headroom.dynamic_th,
             gearbox_delay_ns=device.gearbox_delay_ns,
+            override=policy.headroom.override,
         )
         ports: dict[str, PortPlan] = {}
         headrooms: list[HeadroomResult] = []

@@ -5,7 +5,9 @@ context(device, fabric) -> dict, the values the template prints. Unit conversion
 happen here; the templates compute nothing. Nothing outside this package knows a syntax.
 
 A plan value an OS's config cannot say is never dropped silently: the module lists it in
-NOT_EXPRESSED (key of PLAN_VALUES -> why, with the source), and `plan` and `render` show it.
+NOT_EXPRESSED (key of PLAN_VALUES -> why, with the source; or a function of the device
+plan giving why, or None where this device's config does say it), and `plan` and `render`
+show it.
 """
 
 from __future__ import annotations
@@ -43,14 +45,20 @@ PLAN_VALUES: dict[str, tuple[str, Callable[[Any], bool]]] = {
         "PFC headroom bytes (the switch sizes headroom itself)",
         lambda d: any(p.headroom for p in d.ports.values()),
     ),
+    "headroom.cable_rows": (
+        "cable lengths the switch's static headroom table has no row for",
+        lambda d: any(p.lossless for p in d.ports.values()),
+    ),
 }
 
 
 def not_expressed(device: Any) -> list[tuple[str, str]]:
     """(what, why) for every value the device's plan asks for that its OS's config cannot say."""
     vendor = vendor_for(device.os)
-    return [
-        (PLAN_VALUES[key][0], why)
-        for key, why in getattr(vendor, "NOT_EXPRESSED", {}).items()
-        if PLAN_VALUES[key][1](device)
-    ]
+    result = []
+    for key, why in getattr(vendor, "NOT_EXPRESSED", {}).items():
+        what, asked = PLAN_VALUES[key]
+        text = why(device) if callable(why) else why
+        if text and asked(device):
+            result.append((what, text))
+    return result
