@@ -17,9 +17,10 @@ from typing import Any
 from lossless.errors import InputError, Problem
 
 MAX_DEPTH = 4  # {tables {entries {fields [leaf-list values]}}}
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"\s*:|"(?:[^"\\]|\\.)*"|[{}\[\]]')
+# a string (group 1) and, for a key, its colon (group 2); or a bracket (group 3)
+_TOKENS = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?|([{}\[\]])')
 _TABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_KIND = {dict: "an object", list: "a list", bool: "true/false", float: "a number"}
+_KIND = {dict: "an object", list: "a list", bool: "true/false", int: "a number", float: "a number"}
 
 
 def reference(value: Any) -> str:
@@ -36,12 +37,12 @@ def _kind(value: Any) -> str:
 
 def _looks_like(text: str) -> str:
     head = text.lstrip()[:2000]
-    if re.search(r"^\s*(interface|hostname|version|feature|policy-map|qos)\b", head, re.M):
-        return " (it looks like a CLI configuration: EOS or NX-OS)"
+    if re.match(r"^(-\s|[\w-]+:(\s|$))", head):
+        return " (it looks like YAML: Cumulus NVUE?)"
     if re.search(r"^\s*(system|class-of-service|interfaces|chassis)\s*\{", head, re.M):
         return " (it looks like a Junos configuration)"
-    if re.match(r"^(-\s|[\w-]+:)", head):
-        return " (it looks like YAML: Cumulus NVUE?)"
+    if re.search(r"^\s*(interface|hostname|version|feature|policy-map|qos)\s", head, re.M):
+        return " (it looks like a CLI configuration: EOS or NX-OS)"
     return ""
 
 
@@ -162,43 +163,49 @@ def load_config_db(text: str, file: str) -> ConfigDb:
 def _key_marks(text: str, file: str) -> dict[tuple[str, ...], tuple[int, int]]:
     """1-based (line, column) of each key of the first three levels (tables, entries,
     fields), the last one where a key repeats (as json.loads keeps the last value); refuses
-    nesting deeper than CONFIG_DB's."""
+    nesting deeper than CONFIG_DB's. One regex pass; lines are counted only up to keys."""
     marks: dict[tuple[str, ...], tuple[int, int]] = {}
     path: list[str] = []
     depth, line, line_start, scanned = 0, 1, 0, 0
     for match in _TOKENS.finditer(text):
-        position = match.start()
-        newlines = text.count("\n", scanned, position)
-        if newlines:
-            line += newlines
-            line_start = text.rfind("\n", scanned, position) + 1
-        scanned = position
-        token = match.group()
-        if token in ("{", "["):
+        bracket = match.group(3)
+        if bracket is None:
+            if match.group(2) is None or not 1 <= depth <= 3:
+                continue  # a value string, or a key too deep to matter
+            position = match.start()
+            newlines = text.count("\n", scanned, position)
+            if newlines:
+                line += newlines
+                line_start = text.rfind("\n", scanned, position) + 1
+            scanned = position
+            key = match.group(1)
+            if "\\" in key:
+                try:
+                    key = json.loads(f'"{key}"')
+                except ValueError:
+                    continue  # not valid JSON: json.loads reports it with its place
+            del path[depth - 1 :]
+            path.append(key)
+            marks[tuple(path)] = (line, position - line_start + 1)
+        elif bracket in "{[":
             depth += 1
             if depth > MAX_DEPTH:
-                where = ".".join(path)
+                position = match.start()
+                line += text.count("\n", scanned, position)
+                column = position - text.rfind("\n", 0, position)
                 raise InputError(
                     [
                         Problem(
                             file,
                             line,
-                            position - line_start + 1,
-                            where,
+                            column,
+                            ".".join(path),
                             "nested deeper than CONFIG_DB's tables, entries and fields: "
                             "this is not a SONiC config_db",
                         )
                     ]
                 )
-        elif token in ("}", "]"):
+        else:
             depth -= 1
             del path[depth:]
-        elif token.endswith(":") and 1 <= depth <= 3:
-            try:
-                key = json.loads(token[:-1].rstrip())
-            except ValueError:
-                continue  # not valid JSON: json.loads reports it with its place
-            del path[depth - 1 :]
-            path.append(key)
-            marks[tuple(path)] = (line, position - line_start + 1)
     return marks

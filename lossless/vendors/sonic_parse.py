@@ -329,8 +329,10 @@ class _Reader:
             elif profile is not None and "xoff" in profile:
                 values = self._profile_headroom(name, profile)
                 model, where = HEADROOM_FROM_CONFIG, db.at("BUFFER_PROFILE", name, "xoff")
-            else:
-                continue  # a lossy profile, or NULL (no headroom) on a traditional switch
+            else:  # a lossy profile, or NULL (no headroom at all) on a traditional switch
+                if name == NULL_PROFILE:
+                    port.sources.setdefault("headroom", db.at("BUFFER_PG", key))
+                continue
             port.sources.setdefault("headroom", where)
             for pg in self._indices(("BUFFER_PG", key), index):
                 result.append(HeadroomPlan(pg, *values, model=model, derivation=where))
@@ -398,15 +400,18 @@ class _Reader:
             if "pfcwd_sw_enable" in qos
             else set()
         )
-        if not entries:  # the finding goes where the watchdog would be turned on
-            if qos_key is not None:
-                field = ("pfcwd_sw_enable",) if "pfcwd_sw_enable" in qos else ()
-                where = db.at("PORT_QOS_MAP", qos_key, *field)
-                port.sources["watchdog"] = port.sources["watchdog_enabled"] = where
+        if entries and set(port.pfc_priorities) <= watched:
+            where = db.at("PFC_WD", entries[-1][0])
+        elif qos_key is not None:  # where the watchdog would be turned on for the port
+            field = ("pfcwd_sw_enable",) if "pfcwd_sw_enable" in qos else ()
+            where = db.at("PORT_QOS_MAP", qos_key, *field)
+        else:
+            where = port.source
+        port.sources["watchdog"] = port.sources["watchdog_enabled"] = where
+        if not entries:
             return WatchdogPlan(False, 0, 0, DEFAULT_POLL_MS, "drop")
         key, _, fields = entries[-1]
         path = ("PFC_WD", key)
-        port.sources["watchdog"] = port.sources["watchdog_enabled"] = db.at(*path)
         detection = (
             db.integer((*path, "detection_time"), fields["detection_time"])
             if "detection_time" in fields
