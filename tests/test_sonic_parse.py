@@ -36,7 +36,7 @@ def _parse(db: dict, hint=None, name="leaf1"):
     ("text", "where", "message"),
     [
         ('{"PORT": {"Ethernet0": 5}}', "1:11: PORT.Ethernet0", "expected an object of fields"),
-        ('{\n  "PORT": {\n    "Ethernet0": {\n      "mtu": null\n    }\n  }\n}', "4:7:", "not null"),
+        ('{\n "PORT": {\n  "Ethernet0": {\n   "mtu": null\n  }\n }\n}', "4:4:", "not null"),
         ('{"PORT": [1]}', "1:2: PORT:", "expected an object of PORT entries, not a list"),
         ('{"PORT": {"Ethernet0": {"lanes": {"a": "1"}}}}', "1:25: PORT.Ethernet0.lanes", "object"),
         ('{"PORT": {"Ethernet0": {"mtu": "abc"}}}', "1:25: PORT.Ethernet0.mtu", "whole number"),
@@ -47,7 +47,7 @@ def _parse(db: dict, hint=None, name="leaf1"):
             "1:12: QUEUE.Ethernet0|x",
             "3-4",
         ),
-        ('{"CABLE_LENGTH": {"AZURE": {"Ethernet0": "5"}}, "PORT": {"Ethernet0": {}}}', "1:29:", "5m"),
+        ('{"CABLE_LENGTH": {"A": {"E0": "5"}}, "PORT": {"E0": {}}}', "1:25: CABLE_LENGTH.A", "5m"),
         ("[1, 2]", "1:1:", "this is not a SONiC config_db"),
         ('{"name": "lab", "devices": {}}', "1:1:", "this is not a SONiC config_db"),
         ('{"PORT": {"Ethernet0": {"mtu": "9100",}}}', "1:39:", "JSON:"),

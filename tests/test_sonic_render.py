@@ -32,10 +32,11 @@ def test_dynamic_model_leaves_headroom_to_buffermgrd():
     buffermgrd gets the inputs of its formula instead."""
     db = _db("spine1")
     assert db["DEVICE_METADATA"] == {"localhost": {"buffer_model": "dynamic"}}
-    assert db["BUFFER_PG"] == {"Ethernet0|3": {"profile": "NULL"}, "Ethernet4|3": {"profile": "NULL"}}
+    assert db["BUFFER_PG"] == {p: {"profile": "NULL"} for p in ("Ethernet0|3", "Ethernet4|3")}
     assert "BUFFER_PROFILE" not in db
     assert db["CABLE_LENGTH"] == {"AZURE": {"Ethernet0": "40m", "Ethernet4": "40m"}}
-    assert db["LOSSLESS_TRAFFIC_PATTERN"]["AZURE"] == {"mtu": "1024", "small_packet_percentage": "50"}
+    pattern = db["LOSSLESS_TRAFFIC_PATTERN"]["AZURE"]
+    assert pattern == {"mtu": "1024", "small_packet_percentage": "50"}
     assert db["DEFAULT_LOSSLESS_BUFFER_PARAMETER"]["AZURE"] == {"default_dynamic_th": "0"}
 
 

@@ -22,7 +22,7 @@ other queues' schedulers, pools, lossy profiles and every other table stay as th
 an entry that also holds fields we do not own loses only our fields.
 
 Refused (ValueError, reported as bad input): a switch running another buffer model than the
-fragment is written for (a NULL profile means "no headroom" to the traditional model), and a
+fragment is written for (to the traditional model a NULL profile is no headroom), and a
 fragment port the switch does not have (the patch would create a port).
 """
 
@@ -178,7 +178,7 @@ def _check_guards(scope: _Scope) -> None:
 
 def diff(running_text: str, intended_text: str) -> list[dict[str, Any]]:
     """RFC 6902 operations from the running config_db.json to the intended fragment, in
-    table, key and field order."""
+    table, key and field order within each phase (_phase)."""
     running = _object(json.loads(running_text), "the running config_db")
     intended = json.loads(intended_text)
     scope = _Scope(running, intended)
@@ -202,4 +202,13 @@ def diff(running_text: str, intended_text: str) -> list[dict[str, Any]]:
                 continue
             have = _object(existing[key], f"{table}|{key}")
             ops += _entry_ops(table, key, have, want)
-    return ops
+    return sorted(ops, key=_phase)
+
+
+def _phase(op: dict[str, Any]) -> int:
+    """Order for a reader and for tools that apply operations one by one: our named objects
+    first (maps, schedulers, profiles), then what references them, removals last."""
+    if op["op"] == "remove":
+        return 2
+    table = op["path"].split("/")[1]
+    return 0 if OWNED_FIELDS.get(table, ALL) == ALL else 1

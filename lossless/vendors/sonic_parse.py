@@ -16,11 +16,12 @@ What the config leaves out takes SONiC's default (sources in docs/vendors/sonic.
   (swss:orchagent/pfcwdorch.cpp getLosslessTcsForPort), poll interval 100 ms without
   PFC_WD|GLOBAL (swss:orchagent/orchdaemon.cpp PFC_WD_POLL_MSECS), action drop
   (pfcwdorch.cpp);
-* buffer model traditional without DEVICE_METADATA buffer_model (init_cfg.json.j2).
+* buffer model traditional without DEVICE_METADATA buffer_model (buffermgrd.sh starts the
+  dynamic mode only for "dynamic").
 A lossless PG whose profile is "NULL" (or a `headroom_type: dynamic` profile) on a
 dynamic-model switch is sized by the switch (HEADROOM_BY_SWITCH); on a traditional switch a
-NULL profile is no headroom at all. ASIC from DEVICE_METADATA platform/hwsku where known
-(sonic_platform.asic_from_metadata), else the inventory's.
+NULL profile is a reference bufferorch cannot resolve: no headroom. ASIC from DEVICE_METADATA
+platform/hwsku where known (sonic_platform.asic_from_metadata), else the inventory's.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class _Reader:
             if hint is None:
                 self.device.max_lossless_priorities = catalogue()[asic].max_lossless_priorities
         self.dscp_map: str | None = None  # the DSCP_TO_TC_MAP bound, for the class lines
+        self.scope: list[PortPlan] = []  # the ports device-wide facts are read from
         self.dynamic = metadata.get("buffer_model") == DYNAMIC
         self.qos = _Keyed(db, "PORT_QOS_MAP")
         self.queues = _Keyed(db, "QUEUE")
@@ -182,10 +184,12 @@ class _Reader:
     def device_plan(self) -> DevicePlan:
         device, db = self.device, self.db
         device.ports = {name: self._port(name, fields) for name, fields in db.table("PORT").items()}
-        device.lossless_priorities = sorted(
-            {p for port in device.ports.values() for p in port.pfc_priorities}
-        )
-        first = next((p for p in device.ports.values() if p.lossless), None)
+        # Device-wide facts come from the ports the inventory plans (a full running config
+        # has others, the switch's own business), from all of them without an inventory.
+        planned = [p for p in device.ports.values() if self.hint and p.name in self.hint.ports]
+        ports = self.scope = planned or list(device.ports.values())
+        device.lossless_priorities = sorted({p for port in ports for p in port.pfc_priorities})
+        first = next((p for p in ports if p.lossless), None)
         self._maps(first)
         if first is not None:
             device.sources["lossless_priorities"] = first.sources.get("pfc_priorities", "")
@@ -260,7 +264,7 @@ class _Reader:
         for port in device.ports.values():
             if port.watchdog is not None:
                 port.watchdog.poll_ms = poll
-        enabled = [p.watchdog for p in device.ports.values() if p.watchdog and p.watchdog.enabled]
+        enabled = [p.watchdog for p in self.scope if p.watchdog and p.watchdog.enabled]
         device.watchdog = (
             copy.copy(enabled[0]) if enabled else WatchdogPlan(False, 0, 0, poll, "drop")
         )
@@ -382,6 +386,11 @@ class _Reader:
         port.ecn.sort(key=lambda e: e.queue)
         if port.ecn:
             port.sources["ecn"] = port.ecn[0].derivation  # the marking profile, if one
+        elif "ecn" not in port.sources:  # no WRED profile bound: the lossless queue's entry
+            for key, index, _ in self.queues.of(port.name):
+                if set(self._indices(("QUEUE", key), index)) & set(port.pfc_priorities):
+                    port.sources["ecn"] = db.at("QUEUE", key)
+                    break
         port.wred_drop_queues.sort()
 
     def _port_watchdog(
