@@ -117,12 +117,16 @@ class ConfigDb:
         return [self.integer(path, part) for part in self.text(path, value).split(",") if part]
 
 
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
 def load_config_db(text: str, file: str) -> ConfigDb:
     """Parse a config_db.json, or raise InputError naming FILE:LINE:COL."""
     start = len(text) - len(text.lstrip())
     if text[start : start + 1] != "{":
-        line = text.count("\n", 0, start) + 1
-        column = start - (text.rfind("\n", 0, start) + 1) + 1
+        line, column = _line_column(text, start)
         raise InputError(
             [
                 Problem(
@@ -190,15 +194,11 @@ def _key_marks(text: str, file: str) -> dict[tuple[str, ...], tuple[int, int]]:
         elif bracket in "{[":
             depth += 1
             if depth > MAX_DEPTH:
-                position = match.start()
-                line += text.count("\n", scanned, position)
-                column = position - text.rfind("\n", 0, position)
                 raise InputError(
                     [
                         Problem(
                             file,
-                            line,
-                            column,
+                            *_line_column(text, match.start()),
                             ".".join(path),
                             "nested deeper than CONFIG_DB's tables, entries and fields: "
                             "this is not a SONiC config_db",
