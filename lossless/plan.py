@@ -24,18 +24,29 @@ def located(subject: Any, *facts: str) -> str:
     return subject.source
 
 
+# HeadroomPlan.model of headroom read from a config, and of a PG whose headroom the switch
+# sizes itself from speed and cable length (SONiC dynamic buffer model, profile "NULL"): its
+# bytes are not in the config (0 here), so rules do not judge them.
+HEADROOM_FROM_CONFIG = "config"
+HEADROOM_BY_SWITCH = "switch"
+
+
 @dataclass
 class HeadroomPlan:
     priority_group: int
     xon: int
     xoff: int
     size: int
-    model: str
+    model: str  # the planner's headroom model, HEADROOM_FROM_CONFIG or HEADROOM_BY_SWITCH
     derivation: str
     model_xoff: int | None = None  # the model's own xoff, before the vendor-table floor
     vendor_floor_xoff: int | None = None  # the published table's xoff here (None: no table)
     vendor_floor_source: str | None = None  # which published row(s), upstream path and commit
     fallback: str | None = None  # the model lacked a value for this input and used another
+
+    @property
+    def by_switch(self) -> bool:
+        return self.model == HEADROOM_BY_SWITCH
 
 
 @dataclass

@@ -51,20 +51,23 @@ def _edit_json(path, change):
     path.write_text(json.dumps(data, indent=4, sort_keys=True) + "\n")
 
 
-def _line_of(path, needle: str, after: str | None = None) -> int:
+def _line_of(path, *anchors: str) -> int:
+    """1-based line of the last anchor, each anchor searched from the line of the one before."""
     lines = path.read_text().splitlines()
     start = 0
-    if after is not None:
-        start = next(i for i, line in enumerate(lines) if after in line)
-    return next(i for i, line in enumerate(lines) if i >= start and needle in line) + 1
+    for anchor in anchors:
+        start = next(i for i, line in enumerate(lines) if i >= start and anchor in line)
+    return start + 1
 
 
+# The finding sits where the config states the offending value (the pfc_enable field, the WRED
+# profile, the port's mtu): anchors searched in order.
 SEEDED = {
     "pfc-priority-changed-on-one-end": (
         "spine2.json",
         lambda db: db["PORT_QOS_MAP"]["Ethernet0"].update(pfc_enable="4", pfcwd_sw_enable="4"),
         "LL105",
-        ('"Ethernet0": {', '"PORT_QOS_MAP"'),
+        ('"PORT_QOS_MAP"', '"Ethernet0": {', '"pfc_enable"'),
     ),
     "ecn-max-above-pfc-trigger": (
         "leaf1.json",
@@ -74,41 +77,41 @@ SEEDED = {
             red_max_threshold="900000000",
         ),
         "LL112",
-        ('"Ethernet0": {', '"PORT_QOS_MAP"'),
+        ('"WRED_PROFILE"', '"ROCE_150000_1500000_P100": {'),
     ),
     "watchdog-removed": (
         "leaf1.json",
         lambda db: db["PFC_WD"].pop("Ethernet248"),
         "LL114",
-        ('"Ethernet248": {', '"PORT_QOS_MAP"'),
+        ('"PORT_QOS_MAP"', '"Ethernet248": {', '"pfcwd_sw_enable"'),
     ),
     "cnp-queue-made-lossless": (
         "spine2.json",
         lambda db: db["PORT_QOS_MAP"]["Ethernet4"].update(pfc_enable="3,6"),
         "LL121",
-        ('"Ethernet4": {', '"PORT_QOS_MAP"'),
+        ('"PORT_QOS_MAP"', '"Ethernet4": {', '"pfc_enable"'),
     ),
     "wred-drop-on-lossless-queue": (
         "leaf1.json",
         lambda db: db["WRED_PROFILE"]["ROCE_150000_500000_P100"].update(ecn="ecn_none"),
         "LL122",
-        ('"Ethernet0": {', '"PORT_QOS_MAP"'),
+        ('"WRED_PROFILE"', '"ROCE_150000_1500000_P100": {'),
     ),
     "mtu-mismatch": (
         "spine2.json",
         lambda db: db["PORT"]["Ethernet8"].update(mtu="9000"),
         "LL106",
-        ('"Ethernet8": {', '"PORT_QOS_MAP"'),
+        ('"PORT"', '"Ethernet8": {', '"mtu"'),
     ),
 }
 
 
 @pytest.mark.parametrize("defect", sorted(SEEDED))
 def test_seeded_defect_in_a_sonic_config_is_caught_at_its_file_and_line(run, configs, defect):
-    name, change, rule_id, (needle, after) = SEEDED[defect]
+    name, change, rule_id, anchors = SEEDED[defect]
     path = configs / name
     _edit_json(path, change)
-    line = _line_of(path, needle, after)
+    line = _line_of(path, *anchors)
     result = run("lint", LAB, "--configs", str(configs))
     assert result.code == 1, result.out
     expected = f"{path}:{line}:"

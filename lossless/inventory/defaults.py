@@ -51,7 +51,9 @@ DEFAULT_POLICY: dict[str, Any] = {
         "shared_headroom_pool": None,
         "over_subscribe_ratio": None,
         "dynamic_th": None,
-        # The switch sizes headroom itself where it can (NX-OS); True writes the plan's bytes.
+        # The switch sizes headroom itself where it can (NX-OS, SONiC's dynamic buffer model,
+        # which computes it with the plan's formula, docs/reference/sonic.md 1); true writes
+        # the planned bytes instead (NX-OS pause buffer, a fixed SONiC profile).
         "override": False,
     },
     # Cumulus RoCE ETS: TC3 DWRR 50 %, TC0 DWRR 50 %, TC6 strict (docs/reference/vendors.md 4h

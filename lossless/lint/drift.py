@@ -114,7 +114,10 @@ def _queue_entries(value: list) -> dict[Any, str]:
 
 
 def _headroom_entries(value: list) -> dict[Any, str]:
-    return {pg: f"xon {xon} xoff {xoff} size {size} B" for pg, xon, xoff, size in value}
+    return {
+        pg: "sized by the switch" if xon is None else f"xon {xon} xoff {xoff} size {size} B"
+        for pg, xon, xoff, size in value
+    }
 
 
 def _ecn_entries(value: list) -> dict[Any, str]:

@@ -79,6 +79,8 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     )
     floor = " with the vendor table as floor" if needed.vendor_floor_xoff is not None else ""
     for headroom in port.headroom:
+        if headroom.by_switch:  # sized by the switch from the cable length (LL120 checks it)
+            continue
         if headroom.xoff < needed.xoff:
             yield (
                 f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
@@ -139,6 +141,8 @@ def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricP
     holds xon and the pool holds xoff."""
     shared = device.headroom_settings.shared_headroom_pool
     for h in port.headroom:
+        if h.by_switch:
+            continue
         if shared and h.size < h.xon:
             yield f"PG {h.priority_group} size {h.size} B is below xon {h.xon} B"
         if not shared and h.size < h.xon + h.xoff:

@@ -52,6 +52,10 @@ PLAN_VALUES: dict[str, tuple[str, Callable[[Any], bool]]] = {
         "PFC headroom bytes (the switch sizes headroom itself)",
         lambda d: any(p.headroom for p in d.ports.values()),
     ),
+    "headroom.cable_rows": (
+        "cable lengths the switch's static headroom table has no row for",
+        lambda d: any(p.lossless for p in d.ports.values()),
+    ),
 }
 
 

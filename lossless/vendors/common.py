@@ -96,7 +96,13 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "lossless": lambda p: p.lossless,
     "pfc_priorities": lambda p: sorted(p.pfc_priorities),
     "cable_m": lambda p: math.ceil(p.cable_m) if p.lossless and p.cable_m else None,
-    "headroom": lambda p: sorted((h.priority_group, h.xon, h.xoff, h.size) for h in p.headroom),
+    # a PG the switch sizes itself has no bytes in the config: (pg, None, None, None)
+    "headroom": lambda p: sorted(
+        (h.priority_group, None, None, None)
+        if h.by_switch
+        else (h.priority_group, h.xon, h.xoff, h.size)
+        for h in p.headroom
+    ),
     "ecn": lambda p: sorted(
         (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
     ),

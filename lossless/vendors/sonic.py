@@ -1,11 +1,33 @@
-"""SONiC: a config_db.json fragment with the QoS and buffer tables
-(docs/reference/sonic.md section 4).
+"""SONiC: a config_db.json fragment with the QoS, buffer and hash tables lossless owns
+(docs/reference/sonic.md section 4; pinned snapshots `bi:` sonic-buildimage, `swss:` sonic-swss).
 
-Values are strings, as config_db.json stores them. The fragment holds what lossless owns:
-maps, PORT_QOS_MAP, schedulers, WRED, queues, lossless buffer profiles and PGs, cable
-lengths, PFC watchdog, port MTU and speed. Pools, lossy profiles and port lanes stay the
-device's (the buffer templates of every SKU define ingress_lossless_pool,
-egress_lossless_profile and egress_lossy_profile).
+Values are strings, as config_db.json stores them. Pools, lossy profiles, the lossy PG 0,
+lossy queues' buffers and port lanes stay the device's (the buffer templates of every SKU
+define ingress_lossless_pool, egress_lossless_profile and egress_lossy_profile). Why each
+table is what it is (docs/vendors/sonic.md has the long form):
+
+* DEVICE_METADATA|localhost buffer_model: the buffer model the fragment is written for
+  (sonic_platform.buffer_model); `diff` refuses a switch running the other model.
+* DSCP_TO_TC_MAP: all 64 DSCPs, so nothing is left to the SAI default (a DSCP missing from a
+  bound map goes to the port's default TC 0, SAI_PORT_ATTR_QOS_DEFAULT_TC).
+* BUFFER_PG of a lossless PG (one key per run of PGs, `Ethernet0|3-4`, as buffermgrd writes):
+  - dynamic model: profile "NULL": buffermgrd computes the headroom from speed, cable length,
+    MTU and lanes with the formula the plan uses (docs/reference/sonic.md 1, byte-exact on
+    Spectrum), so
+    the fragment holds CABLE_LENGTH, LOSSLESS_TRAFFIC_PATTERN and
+    DEFAULT_LOSSLESS_BUFFER_PARAMETER instead of bytes. With `policy.headroom.override` the
+    plan's bytes go into a static profile named `lossless_override_...`, a name buffermgrd
+    never generates (`swss:cfgmgr/buffermgrdyn.cpp` getDynamicProfileName makes
+    pg_lossless_<speed>_<cable>..._profile), so it cannot collide with its own profiles;
+    buffermgrdyn takes a non-NULL profile as a headroom override (doUpdateBufferPgTask).
+  - traditional model: the profile is named pg_lossless_<speed>_<cable>_profile, the name
+    buffermgrd gives the port (`swss:cfgmgr/buffermgr.cpp` doSpeedUpdateTask), because it
+    reuses an existing profile of that name and rewrites the PG to its own otherwise. Ports
+    sharing the name get the largest headroom of them. On Broadcom the profile is in the
+    vendor's form (sonic_platform.broadcom_form).
+* SWITCH_HASH|GLOBAL ecmp_hash: the plan's hash fields (sonic-hash.yang; switchorch's
+  generic hash, `swss:orchagent/switchorch.cpp`). Seed, offset and resilient hashing are
+  not CONFIG_DB settings (NOT_EXPRESSED).
 """
 
 from __future__ import annotations
@@ -13,20 +35,36 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.plan import (
+    HEADROOM_BY_SWITCH,
+    HEADROOM_FROM_CONFIG,
+    DevicePlan,
+    FabricPlan,
+    PortPlan,
+)
 from lossless.units import whole_metres
 from lossless.vendors.common import expressed_facts
-from lossless.vendors.sonic_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.vendors.sonic_diff import diff  # noqa: F401  (this OS's offline diff)
+from lossless.vendors.sonic_parse import HASH_FIELDS, parse, parse_file  # noqa: F401
+from lossless.vendors.sonic_platform import (
+    DYNAMIC,
+    broadcom_form,
+    buffer_model,
+    headroom_from_profile,
+    pg_minimum_bytes,
+)
 
 TEMPLATE = "sonic/config_db.json.j2"
 EXTENSION = "json"
+DIFF_KIND = "json-patch"
 MAP_NAME = "ROCE"
 LOSSLESS_POOL = "ingress_lossless_pool"
 EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
-EGRESS_LOSSY_PROFILE = "egress_lossy_profile"
-DEFAULT_PORT_MTU = 9100
-# Mellanox and Barefoot SONiC map PFC priority to PG explicitly (docs/reference/sonic.md 4).
-PFC_TO_PG_VENDORS = {"nvidia", "sonic"}
+NULL_PROFILE = "NULL"
+# Cable lengths every pg_profile_lookup.ini of sonic-buildimage has a row for
+# (docs/reference/sonic.md 3:
+# the TH, TD2, TD3, TH3 and Spectrum tables list 5m, 40m and 300m).
+TABLE_CABLE_ROWS = (5, 40, 300)
 
 
 def scheduler_name(traffic: str) -> str:
@@ -37,16 +75,70 @@ def wred_profile_name(min_bytes: int, max_bytes: int, probability: int) -> str:
     return f"ROCE_{min_bytes}_{max_bytes}_P{probability}"
 
 
-def buffer_profile_name(port: PortPlan) -> str:
-    """SONiC's own naming (buffermgrdyn getDynamicProfileName): pg_lossless_<speed>_<cable>m
-    [_mtu<mtu>][_8lane]_profile."""
-    cable = whole_metres(port.cable_m or 0)
-    name = f"pg_lossless_{port.speed_mbps}_{cable}m"
-    if port.mtu != DEFAULT_PORT_MTU:
-        name += f"_mtu{port.mtu}"
-    if port.lanes == 8:
-        name += "_8lane"
-    return name + "_profile"
+def renders_null(device: DevicePlan) -> bool:
+    """Lossless PGs left to the switch: dynamic buffer model and no override."""
+    return buffer_model(device.asic) == DYNAMIC and not device.headroom_settings.override
+
+
+def buffer_profile_name(device: DevicePlan, port: PortPlan) -> str:
+    cable = f"{whole_metres(port.cable_m or 0)}m"
+    if buffer_model(device.asic) != DYNAMIC:
+        return f"pg_lossless_{port.speed_mbps}_{cable}_profile"  # buffermgr.cpp's own name
+    name = f"lossless_override_{port.speed_mbps}_{cable}_mtu{port.mtu}_{port.lanes}lane"
+    if device.headroom_settings.gearbox_delay_ns:
+        name += f"_gearbox{device.headroom_settings.gearbox_delay_ns:g}ns"
+    return name
+
+
+def lossless_profiles(device: DevicePlan) -> dict[str, dict[str, str]]:
+    """Profile name -> fields of the static lossless profiles the device gets (none when the
+    switch sizes headroom); ports sharing a name get the largest headroom of them."""
+    if renders_null(device):
+        return {}
+    largest: dict[str, tuple[int, int, int, int]] = {}
+    for port in device.ports.values():
+        for h in port.headroom if port.lossless else []:
+            name = buffer_profile_name(device, port)
+            xon, xoff, size, mtu = largest.get(name, (h.xon, h.xoff, h.size, port.mtu))
+            largest[name] = (
+                max(xon, h.xon),
+                max(xoff, h.xoff),
+                max(size, h.size),
+                max(mtu, port.mtu),
+            )
+    threshold = str(device.headroom_settings.dynamic_th)
+    profiles = {}
+    for name, (xon, xoff, size, mtu) in largest.items():
+        if broadcom_form(device.asic):
+            fields = {
+                "pool": LOSSLESS_POOL,
+                "size": str(pg_minimum_bytes(device.asic, mtu)),
+                "xon": "0",
+                "xoff": str(xoff),
+                "xon_offset": str(xon),
+                "dynamic_th": threshold,
+            }
+        else:
+            fields = {
+                "pool": LOSSLESS_POOL,
+                "xon": str(xon),
+                "xoff": str(xoff),
+                "size": str(size),
+                "dynamic_th": threshold,
+            }
+        profiles[name] = fields
+    return profiles
+
+
+def _pg_runs(pgs: list[int]) -> list[str]:
+    """[3, 4, 6] -> ['3-4', '6']: buffermgrd's keys for runs of lossless PGs."""
+    runs: list[list[int]] = []
+    for pg in sorted(set(pgs)):
+        if runs and pg == runs[-1][-1] + 1:
+            runs[-1].append(pg)
+        else:
+            runs.append([pg])
+    return [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs]
 
 
 def _map(mapping: dict[int, int]) -> dict[str, str]:
@@ -59,8 +151,9 @@ def _queue_range(queues: list[int]) -> str:
 
 def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     lossless_ports = [p for p in device.ports.values() if p.lossless]
-    priorities = ",".join(str(p) for p in device.lossless_priorities)
+    dynamic = buffer_model(device.asic) == DYNAMIC
     tables: dict[str, Any] = {
+        "DEVICE_METADATA": {"localhost": {"buffer_model": buffer_model(device.asic)}},
         "PORT": {
             p.name: {"mtu": str(p.mtu), "speed": str(p.speed_mbps)} for p in device.ports.values()
         },
@@ -74,12 +167,16 @@ def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         "SCHEDULER": {},
         "WRED_PROFILE": {},
         "QUEUE": {},
-        "BUFFER_PROFILE": {},
+        "BUFFER_PROFILE": lossless_profiles(device),
         "BUFFER_PG": {},
         "BUFFER_QUEUE": {},
         "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP_NAME}},
         "PFC_WD": {},
     }
+    if device.ecmp.hash_fields:
+        tables["SWITCH_HASH"] = {
+            "GLOBAL": {"ecmp_hash": [f for h in device.ecmp.hash_fields for f in HASH_FIELDS[h]]}
+        }
     pfc_to_pg = device_uses_pfc_to_pg(device)
     if pfc_to_pg:
         tables["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"] = {
@@ -92,20 +189,24 @@ def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
             else {"type": "DWRR", "weight": str(queue.weight)}
         )
         tables["SCHEDULER"][scheduler_name(queue.traffic)] = entry
-    for port in device.ports.values():
+    priorities = ",".join(str(p) for p in device.lossless_priorities)
+    for port in lossless_ports:
         _port_tables(tables, device, port, pfc_to_pg, priorities)
     if device.watchdog.enabled and lossless_ports:
         tables["PFC_WD"]["GLOBAL"] = {"POLL_INTERVAL": str(device.watchdog.poll_ms)}
     settings = device.headroom_settings
-    tables["LOSSLESS_TRAFFIC_PATTERN"] = {
-        "AZURE": {
-            "mtu": str(settings.lossless_mtu),
-            "small_packet_percentage": str(settings.small_packet_percent),
+    if dynamic:  # the inputs of buffermgrd's headroom formula (docs/reference/sonic.md 1.2)
+        tables["LOSSLESS_TRAFFIC_PATTERN"] = {
+            "AZURE": {
+                "mtu": str(settings.lossless_mtu),
+                "small_packet_percentage": str(settings.small_packet_percent),
+            }
         }
-    }
-    parameters = {"default_dynamic_th": str(settings.dynamic_th)}
+        parameters = {"default_dynamic_th": str(settings.dynamic_th)}
+        if settings.shared_headroom_pool:
+            parameters["over_subscribe_ratio"] = str(device.budget.over_subscribe_ratio)
+        tables["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {"AZURE": parameters}
     if settings.shared_headroom_pool:
-        parameters["over_subscribe_ratio"] = str(device.budget.over_subscribe_ratio)
         tables["BUFFER_POOL"] = {
             LOSSLESS_POOL: {
                 "type": "ingress",
@@ -113,7 +214,6 @@ def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
                 "xoff": str(device.budget.shared_headroom_pool_bytes),
             }
         }
-    tables["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {"AZURE": parameters}
     return {name: table for name, table in sorted(tables.items()) if table}
 
 
@@ -124,8 +224,6 @@ def device_uses_pfc_to_pg(device: DevicePlan) -> bool:
 def _port_tables(
     tables: dict[str, Any], device: DevicePlan, port: PortPlan, pfc_to_pg: bool, priorities: str
 ) -> None:
-    if not port.lossless:
-        return
     name = port.name
     qos = {
         "dscp_to_tc_map": MAP_NAME,
@@ -154,16 +252,10 @@ def _port_tables(
                     ecn.min_bytes, ecn.max_bytes, ecn.probability_percent
                 )
         tables["QUEUE"][f"{name}|{queue.queue}"] = entry
-    for headroom in port.headroom:
-        profile = buffer_profile_name(port)
-        tables["BUFFER_PROFILE"][profile] = {
-            "pool": LOSSLESS_POOL,
-            "xon": str(headroom.xon),
-            "xoff": str(headroom.xoff),
-            "size": str(headroom.size),
-            "dynamic_th": str(device.headroom_settings.dynamic_th),
-        }
-        tables["BUFFER_PG"][f"{name}|{headroom.priority_group}"] = {"profile": profile}
+    if port.headroom:
+        profile = NULL_PROFILE if renders_null(device) else buffer_profile_name(device, port)
+        for pgs in _pg_runs([h.priority_group for h in port.headroom]):
+            tables["BUFFER_PG"][f"{name}|{pgs}"] = {"profile": profile}
     lossless_queues = [q.queue for q in device.queues if q.lossless]
     if lossless_queues:
         tables["BUFFER_QUEUE"][f"{name}|{_queue_range(lossless_queues)}"] = {
@@ -186,8 +278,11 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
 
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
-    """What a config_db fragment says about a device (compared on for round trip and drift)."""
-    return expressed_facts(
+    """What a config_db fragment says about a device (compared on for round trip and drift).
+
+    A planned PG's headroom is compared as the fragment states it: sized by the switch
+    (profile NULL), or the values of the profile the port shares."""
+    facts = expressed_facts(
         device,
         (
             "speed_mbps",
@@ -210,56 +305,81 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "cnp",
             "watchdog_poll_ms",
             "headroom_settings",
+            "ecmp_hash_fields",
+            "ecmp_udp_source_port",
         ),
     )
+    profiles: dict[str, dict[str, str]] | None = None
+    stated: list[tuple[int, int | None, int | None, int | None]]
+    for port in device.ports.values():
+        if not port.headroom or any(
+            h.model in (HEADROOM_FROM_CONFIG, HEADROOM_BY_SWITCH) for h in port.headroom
+        ):
+            continue  # read from a config: already as the config states it
+        if renders_null(device):
+            stated = [(h.priority_group, None, None, None) for h in port.headroom]
+        else:
+            if profiles is None:
+                profiles = lossless_profiles(device)
+            fields = profiles[buffer_profile_name(device, port)]
+            values = headroom_from_profile(
+                {
+                    f: int(v)
+                    for f, v in fields.items()
+                    if f in ("xon", "xoff", "size", "xon_offset")
+                },
+                broadcom_form(device.asic),
+                device.headroom_settings.shared_headroom_pool,
+            )
+            stated = [(h.priority_group, *values) for h in port.headroom]
+        facts["ports"][port.name]["headroom"] = sorted(stated)
+    return facts
 
 
-# Plan values this fragment does not render yet (vendors/__init__.py PLAN_VALUES).
+SEED_REASON = (
+    "SONiC takes ecmp_hash_seed only from APPL_DB SWITCH_TABLE, which swss writes at start "
+    "from switch.json.j2 by DEVICE_METADATA type (ToRRouter 0, LeafRouter 10, SpineRouter 25); "
+    "CONFIG_DB has no field for it (bi:dockers/docker-orchagent/switch.json.j2, "
+    "swss:orchagent/switchorch.cpp)"
+)
 NOT_EXPRESSED = {
-    "ecmp.seed": "ECMP hashing lives in SONiC's SWITCH_HASH / switch.json, not rendered yet",
-    "ecmp.hash_offset": "ECMP hashing lives in SONiC's SWITCH_HASH / switch.json, not rendered yet",
-    "ecmp.hash_fields": "ECMP hashing lives in SONiC's SWITCH_HASH / switch.json, not rendered yet",
-    "ecmp.resilient": "not rendered yet",
+    "ecmp.seed": SEED_REASON,
+    "ecmp.hash_offset": SEED_REASON.replace("ecmp_hash_seed", "ecmp_hash_offset").replace(
+        "LeafRouter 10, SpineRouter 25", "LeafRouter 10, others 0"
+    ),
+    "ecmp.resilient": (
+        "SONiC has no switch-wide resilient ECMP hashing in CONFIG_DB (only fine-grained ECMP "
+        "groups, FG_NHG, for listed prefixes: swss:orchagent/fgnhgorch.cpp)"
+    ),
+    "headroom.bytes": lambda device: (
+        "the switch computes it (dynamic buffer model, BUFFER_PG profile NULL) with the "
+        "formula the plan uses (docs/reference/sonic.md 1); policy.headroom.override renders "
+        "the plan's bytes"
+        if renders_null(device)
+        else None
+    ),
+    "headroom.cable_rows": lambda device: _cable_rows_note(device),
 }
 
-DIFF_KIND = "json-patch"
-OWNED_PORT_FIELDS = ("mtu", "speed")
-# Tables keyed by port ("Ethernet0" or "Ethernet0|3"): every entry of our ports is ours.
-PORT_KEYED = ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "PFC_WD")
 
-
-def diff(running: str, intended: str) -> list[dict[str, Any]]:
-    """RFC 6902 JSON patch (what `config apply-patch` takes) from a running config_db.json to
-    the intended fragment, over what lossless owns: our entries of named tables (never other
-    profiles or maps), every entry of our ports in port-keyed tables, our ports' cable
-    lengths, and only mtu and speed of PORT."""
-    import jsonpatch
-
-    current, wanted = json.loads(running), json.loads(intended)
-    ports = set(wanted.get("PORT", {}))
-    scoped: dict[str, Any] = {}
-    for table, entries in wanted.items():
-        have = current.get(table, {})
-        if table == "PORT":
-            scoped[table] = {
-                key: {f: v for f, v in have[key].items() if f in OWNED_PORT_FIELDS}
-                for key in entries
-                if key in have
-            }
-        elif table == "CABLE_LENGTH":
-            scoped[table] = {
-                key: {p: v for p, v in have.get(key, {}).items() if p in ports}
-                for key in entries
-                if key in have
-            }
-        elif table in PORT_KEYED:
-            scoped[table] = {
-                key: fields
-                for key, fields in have.items()
-                if key in entries or key.split("|")[0] in ports
-            }
-        else:
-            scoped[table] = {key: fields for key, fields in have.items() if key in entries}
-        if table not in current:
-            del scoped[table]
-    return list(jsonpatch.make_patch(scoped, wanted))
+def _cable_rows_note(device: DevicePlan) -> str | None:
+    """On a traditional-model switch buffermgrd looks CABLE_LENGTH up in the SKU's
+    pg_profile_lookup.ini; a length with no row logs an error on every port event (it then
+    leaves the rendered profile in place: buffermgr.cpp doSpeedUpdateTask)."""
+    if buffer_model(device.asic) == DYNAMIC:
+        return None
+    lengths = sorted(
+        {
+            whole_metres(p.cable_m or 0)
+            for p in device.ports.values()
+            if p.lossless and whole_metres(p.cable_m or 0) not in TABLE_CABLE_ROWS
+        }
+    )
+    if not lengths:
+        return None
+    shown = ", ".join(f"{m}m" for m in lengths)
+    return (
+        f"CABLE_LENGTH {shown}: pg_profile_lookup.ini tables have rows for 5m, 40m and 300m; "
+        "buffermgrd logs 'No PG profile configured for speed ... and cable length ...' for "
+        "these ports and keeps the rendered profile (swss:cfgmgr/buffermgr.cpp)"
+    )

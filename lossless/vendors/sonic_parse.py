@@ -1,24 +1,41 @@
-"""Read a SONiC config_db.json (ours, a hand-edited one, or a switch's running config) back
-into a DevicePlan, with the file:line of what was read.
+"""Read a SONiC config_db.json (ours, a hand-edited one, or a switch's full running config)
+back into a DevicePlan, with the file:line of every fact read.
 
-JSON is read with the json module; one pass of a tokenizer notes where each table and entry
-key was written, so findings point at the line.
-What config_db cannot say (ASIC, role, peers, ECMP, budget) comes from `hint`, the device's
-plan from the inventory when there is one.
+Only what is bound counts: maps through a port's PORT_QOS_MAP (the DSCP map also through
+`global`), schedulers and WRED profiles through QUEUE, buffer profiles through BUFFER_PG.
+Every table keyed by port is indexed by port once, so reading is linear in ports. Keys in
+the older forms are read too: comma-joined ports (`Ethernet0,Ethernet4|3-4`), index ranges
+and references written `[BUFFER_PROFILE|name]`.
+
+What the config leaves out takes SONiC's default (sources in docs/vendors/sonic.md):
+* a DSCP no bound map lists, or every DSCP when no map is bound: TC 0, the port's default TC
+  (SAI_PORT_ATTR_QOS_DEFAULT_TC, default 0, SAI inc/saiport.h; qosorch.cpp hands SAI only
+  the listed entries); TC to queue and PFC priority to queue: identity; TC to PG: PG 0;
+* port MTU 9100 (swss DEFAULT_MTU, docs/reference/sonic.md 4);
+* PFC watchdog: only the priorities in `pfcwd_sw_enable` are watched
+  (swss:orchagent/pfcwdorch.cpp getLosslessTcsForPort), poll interval 100 ms without
+  PFC_WD|GLOBAL (swss:orchagent/orchdaemon.cpp PFC_WD_POLL_MSECS), action drop
+  (pfcwdorch.cpp);
+* buffer model traditional without DEVICE_METADATA buffer_model (buffermgrd.sh starts the
+  dynamic mode only for "dynamic").
+A lossless PG whose profile is "NULL" (or a `headroom_type: dynamic` profile) on a
+dynamic-model switch is sized by the switch (HEADROOM_BY_SWITCH); on a traditional switch a
+NULL profile is a reference bufferorch cannot resolve: no headroom. ASIC from DEVICE_METADATA
+platform/hwsku where known (sonic_platform.asic_from_metadata), else the inventory's.
 """
 
 from __future__ import annotations
 
-import bisect
 import copy
-import json
 import re
 from typing import Any
 
-from lossless.errors import InputError, Problem
-from lossless.inventory.yamlsource import Document
+from lossless.asics import catalogue
 from lossless.plan import (
+    HEADROOM_BY_SWITCH,
+    HEADROOM_FROM_CONFIG,
     DevicePlan,
+    EcmpPlan,
     EcnPlan,
     HeadroomPlan,
     PortPlan,
@@ -27,235 +44,400 @@ from lossless.plan import (
 )
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
 from lossless.vendors.skeleton import new_port, skeleton_device
+from lossless.vendors.sonic_json import ConfigDb, load_config_db, reference
+from lossless.vendors.sonic_platform import (
+    DYNAMIC,
+    asic_from_metadata,
+    asic_vendor,
+    broadcom_form,
+    headroom_from_profile,
+)
+
+DEFAULT_MTU = 9100
+DEFAULT_POLL_MS = 100
+NULL_PROFILE = "NULL"
+# Inventory hash field -> SONiC's (sonic-hash.yang), the reverse of what sonic.py renders.
+HASH_FIELDS: dict[str, tuple[str, ...]] = {
+    "src-ip": ("SRC_IP",),
+    "dst-ip": ("DST_IP",),
+    "ip-protocol": ("IP_PROTOCOL",),
+    "src-port": ("L4_SRC_PORT",),
+    "dst-port": ("L4_DST_PORT",),
+    "ipv6-flow-label": ("IPV6_FLOW_LABEL",),
+    "ingress-interface": ("IN_PORT",),
+    "inner-headers": (
+        "INNER_SRC_IP",
+        "INNER_DST_IP",
+        "INNER_IP_PROTOCOL",
+        "INNER_L4_SRC_PORT",
+        "INNER_L4_DST_PORT",
+    ),
+}
+# Map bindings of PORT_QOS_MAP: plan attribute, map table, binding field, default.
+MAPS = (
+    ("dscp_to_tc", "DSCP_TO_TC_MAP", "dscp_to_tc_map", range(64), lambda k: 0),
+    ("tc_to_queue", "TC_TO_QUEUE_MAP", "tc_to_queue_map", range(8), lambda k: k),
+    ("tc_to_pg", "TC_TO_PRIORITY_GROUP_MAP", "tc_to_pg_map", range(8), lambda k: 0),
+    (
+        "pfc_priority_to_queue",
+        "MAP_PFC_PRIORITY_TO_QUEUE",
+        "pfc_to_queue_map",
+        range(8),
+        lambda k: k,
+    ),
+)
+_RANGE = re.compile(r"^(\d{1,2})(?:-(\d{1,2}))?$")
 
 
-def _ints(text: str) -> list[int]:
-    return [int(x) for x in str(text).split(",") if x.strip()]
+class _Keyed:
+    """A table keyed by port ("Ethernet0", "Ethernet0,Ethernet4", "Ethernet0|3-4"), indexed
+    by port once: port -> [(key, index part, fields)] in file order."""
+
+    def __init__(self, db: ConfigDb, name: str):
+        self.by_port: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+        for key, fields in db.table(name).items():
+            ports, _, index = key.partition("|")
+            for port in ports.split(","):
+                self.by_port.setdefault(port, []).append((key, index, fields))
+
+    def of(self, port: str) -> list[tuple[str, str, dict[str, Any]]]:
+        return self.by_port.get(port, [])
 
 
-def _map(table: dict[str, Any], name: str | None) -> dict[int, int] | None:
-    if not name or name not in table:
-        return None
-    return {int(k): int(v) for k, v in table[name].items()}
+class _Reader:
+    def __init__(self, db: ConfigDb, name: str, hint: DevicePlan | None):
+        self.db, self.hint = db, hint
+        self.device = skeleton_device(name, "sonic", db.file, hint)
+        metadata = db.table("DEVICE_METADATA").get("localhost", {})
+        asic = asic_from_metadata(metadata.get("platform"), metadata.get("hwsku"))
+        if asic is not None:
+            self.device.asic = asic
+            if hint is None:
+                self.device.max_lossless_priorities = catalogue()[asic].max_lossless_priorities
+        self.dscp_map: str | None = None  # the DSCP_TO_TC_MAP bound, for the class lines
+        self.scope: list[PortPlan] = []  # the ports device-wide facts are read from
+        self.dynamic = metadata.get("buffer_model") == DYNAMIC
+        self.qos = _Keyed(db, "PORT_QOS_MAP")
+        self.queues = _Keyed(db, "QUEUE")
+        self.pgs = _Keyed(db, "BUFFER_PG")
+        self.watchdogs = _Keyed(db, "PFC_WD")
+        self.profiles = db.table("BUFFER_PROFILE")
+        self.wred = db.table("WRED_PROFILE")
+        self.cables: dict[str, tuple[str, str]] = {}  # port -> (CABLE_LENGTH key, length)
+        for key, lengths in db.table("CABLE_LENGTH").items():
+            for port, length in lengths.items():
+                self.cables[port] = (key, length)
+        self._settings()
 
+    # -- helpers ---------------------------------------------------------------------------
 
-def _cable_m(text: str) -> float | None:
-    text = str(text)
-    return float(text[:-1]) if text.endswith("m") and text[:-1].isdigit() else None
+    def _indices(self, path: tuple[str, ...], text: str) -> list[int]:
+        match = _RANGE.match(text)
+        if not match:
+            raise self.db.error(path, f"expected an index or a range like 3-4, not {text!r}")
+        first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+        return list(range(first, last + 1))
+
+    def _qos_entry(self, port: str) -> tuple[str | None, dict[str, Any]]:
+        """The port's PORT_QOS_MAP fields (entries naming it merged in file order) and the key
+        of the last one."""
+        entries = self.qos.of(port)
+        merged: dict[str, Any] = {}
+        for _, _, fields in entries:
+            merged.update(fields)
+        return (entries[-1][0] if entries else None), merged
+
+    # -- device-wide -----------------------------------------------------------------------
+
+    def _settings(self) -> None:
+        db, settings, sources = self.db, self.device.headroom_settings, self.device.sources
+        for key, pattern in db.table("LOSSLESS_TRAFFIC_PATTERN").items():
+            path = ("LOSSLESS_TRAFFIC_PATTERN", key)
+            if "mtu" in pattern:
+                settings.lossless_mtu = db.integer((*path, "mtu"), pattern["mtu"])
+            if "small_packet_percentage" in pattern:
+                settings.small_packet_percent = db.integer(
+                    (*path, "small_packet_percentage"), pattern["small_packet_percentage"]
+                )
+            sources["headroom_settings"] = db.at(*path)
+        ratio = None
+        for key, parameters in db.table("DEFAULT_LOSSLESS_BUFFER_PARAMETER").items():
+            path = ("DEFAULT_LOSSLESS_BUFFER_PARAMETER", key)
+            if "default_dynamic_th" in parameters:
+                settings.dynamic_th = db.integer(
+                    (*path, "default_dynamic_th"), parameters["default_dynamic_th"]
+                )
+            if "over_subscribe_ratio" in parameters:
+                ratio = db.integer(
+                    (*path, "over_subscribe_ratio"), parameters["over_subscribe_ratio"]
+                )
+            sources.setdefault("headroom_settings", db.at(*path))
+        pool = db.table("BUFFER_POOL").get("ingress_lossless_pool", {})
+        pool_xoff = (
+            db.integer(("BUFFER_POOL", "ingress_lossless_pool", "xoff"), pool["xoff"])
+            if pool.get("xoff")
+            else 0
+        )
+        settings.shared_headroom_pool = bool(pool_xoff) or bool(ratio)
+        settings.over_subscribe_ratio = ratio
+
+    def device_plan(self) -> DevicePlan:
+        device, db = self.device, self.db
+        device.ports = {name: self._port(name, fields) for name, fields in db.table("PORT").items()}
+        # Device-wide facts come from the ports the inventory plans (a full running config
+        # has others, the switch's own business), from all of them without an inventory.
+        planned = [p for p in device.ports.values() if self.hint and p.name in self.hint.ports]
+        ports = self.scope = planned or list(device.ports.values())
+        device.lossless_priorities = sorted({p for port in ports for p in port.pfc_priorities})
+        first = next((p for p in ports if p.lossless), None)
+        self._maps(first)
+        if first is not None:
+            device.sources["lossless_priorities"] = first.sources.get("pfc_priorities", "")
+            self._queues(first)
+        classify_traffic(device, dscps_known=self.hint is not None)
+        self._class_sources()
+        self._watchdog()
+        self._ecmp()
+        device.source = f"{db.file}:1:1"
+        return device
+
+    def _maps(self, first: PortPlan | None) -> None:
+        db, maps, sources = self.db, self.device.maps, self.device.sources
+        _, bindings = self._qos_entry(first.name) if first else (None, {})
+        global_qos = db.table("PORT_QOS_MAP").get("global", {})
+        for attribute, table, field, keys, default in MAPS:
+            name = bindings.get(field)
+            if name is None and field == "dscp_to_tc_map":
+                name = global_qos.get(field)  # switch-level map (qosorch handleGlobalQosMap)
+            mapping = {k: default(k) for k in keys}
+            entries = db.table(table).get(reference(name)) if isinstance(name, str) else None
+            if entries is not None:
+                map_name = reference(str(name))
+                for key, value in entries.items():
+                    path = (table, map_name, key)
+                    index, target = db.integer(path, key), db.integer(path, value)
+                    if index not in keys:
+                        raise db.error(path, f"{table} has no entry {index}")
+                    mapping[index] = target
+                sources[attribute] = db.at(table, map_name)
+                if attribute == "dscp_to_tc":
+                    self.dscp_map = map_name
+            setattr(maps, attribute, mapping)
+
+    def _class_sources(self) -> None:
+        """RoCE and CNP classes point at the DSCP map's entry for their DSCP."""
+        device = self.device
+        if self.dscp_map is None:
+            return
+        for fact, dscp in (("roce", device.roce_dscp), ("cnp", device.cnp_dscp)):
+            device.sources[fact] = self.db.at("DSCP_TO_TC_MAP", self.dscp_map, str(dscp))
+
+    def _queues(self, port: PortPlan) -> None:
+        db, device = self.db, self.device
+        schedulers = db.table("SCHEDULER")
+        lossless = {device.maps.pfc_priority_to_queue.get(p, p) for p in device.lossless_priorities}
+        queues: dict[int, QueuePlan] = {}
+        for key, index, fields in self.queues.of(port.name):
+            if "scheduler" not in fields:
+                continue
+            name = reference(db.text(("QUEUE", key, "scheduler"), fields["scheduler"]))
+            scheduler = schedulers.get(name, {})
+            weight = (
+                db.integer(("SCHEDULER", name, "weight"), scheduler["weight"])
+                if "weight" in scheduler
+                else 0
+            )
+            strict = scheduler.get("type") == "STRICT"
+            for queue in self._indices(("QUEUE", key), index):
+                queues[queue] = queue_plan(queue, strict, weight, lossless)
+            device.sources.setdefault("queues", db.at("QUEUE", key, "scheduler"))
+        if queues:
+            device.queues = [queues[q] for q in sorted(queues)]
+
+    def _watchdog(self) -> None:
+        device, db = self.device, self.db
+        poll = DEFAULT_POLL_MS
+        wd_global = db.table("PFC_WD").get("GLOBAL", {})
+        if "POLL_INTERVAL" in wd_global:
+            poll = db.integer(("PFC_WD", "GLOBAL", "POLL_INTERVAL"), wd_global["POLL_INTERVAL"])
+            device.sources["watchdog_poll_ms"] = db.at("PFC_WD", "GLOBAL", "POLL_INTERVAL")
+        for port in device.ports.values():
+            if port.watchdog is not None:
+                port.watchdog.poll_ms = poll
+        enabled = [p.watchdog for p in self.scope if p.watchdog and p.watchdog.enabled]
+        device.watchdog = (
+            copy.copy(enabled[0]) if enabled else WatchdogPlan(False, 0, 0, poll, "drop")
+        )
+
+    def _ecmp(self) -> None:
+        db, device = self.db, self.device
+        hashing = db.table("SWITCH_HASH").get("GLOBAL", {})
+        if "ecmp_hash" not in hashing:
+            return  # the switch's default hash: unknown, not judged
+        value = hashing["ecmp_hash"]
+        listed = value if isinstance(value, list) else [f for f in value.split(",") if f]
+        named = [name for name, fields in HASH_FIELDS.items() if set(fields) <= set(listed)]
+        known = {f for name in named for f in HASH_FIELDS[name]}
+        fields = named + [f.lower() for f in listed if f not in known]
+        device.ecmp = EcmpPlan(fields, None, "not in CONFIG_DB", False, "L4_SRC_PORT" in listed)
+        where = db.at("SWITCH_HASH", "GLOBAL", "ecmp_hash")
+        device.sources["ecmp_hash_fields"] = device.sources["ecmp_udp_source_port"] = where
+
+    # -- ports -----------------------------------------------------------------------------
+
+    def _port(self, name: str, fields: dict[str, Any]) -> PortPlan:
+        db = self.db
+        port = new_port(self.hint, name, db.at("PORT", name), mtu=DEFAULT_MTU)
+        sources = port.sources
+        for field, attribute in (("speed", "speed_mbps"), ("mtu", "mtu")):
+            if field in fields:
+                setattr(port, attribute, db.integer(("PORT", name, field), fields[field]))
+                sources[attribute] = db.at("PORT", name, field)
+        if "lanes" in fields:
+            port.lanes = len(db.integers(("PORT", name, "lanes"), fields["lanes"]))
+        key, qos = self._qos_entry(name)
+        if key is not None:
+            port.source = db.at("PORT_QOS_MAP", key)
+            if "pfc_enable" in qos:
+                port.pfc_priorities = sorted(
+                    set(db.integers(("PORT_QOS_MAP", key, "pfc_enable"), qos["pfc_enable"]))
+                )
+                sources["pfc_priorities"] = db.at("PORT_QOS_MAP", key, "pfc_enable")
+                sources["lossless"] = sources["pfc_priorities"]
+        port.lossless = bool(port.pfc_priorities)
+        if name in self.cables:
+            cable_key, length = self.cables[name]
+            path = ("CABLE_LENGTH", cable_key, name)
+            text = db.text(path, length)
+            if not re.fullmatch(r"\d{1,6}m", text):
+                raise db.error(path, f"expected a cable length like 5m, not {text!r}")
+            port.cable_m = float(text[:-1])
+            sources["cable_m"] = db.at(*path)
+        port.headroom = self._headroom(port)
+        self._ecn(port)
+        port.watchdog = self._port_watchdog(port, key, qos)
+        return port
+
+    def _headroom(self, port: PortPlan) -> list[HeadroomPlan]:
+        db, result = self.db, []
+        for key, index, fields in self.pgs.of(port.name):
+            if "profile" not in fields:
+                continue
+            name = reference(db.text(("BUFFER_PG", key, "profile"), fields["profile"]))
+            profile = self.profiles.get(name)
+            by_switch = self.dynamic and (
+                name == NULL_PROFILE or (profile or {}).get("headroom_type") == "dynamic"
+            )
+            if by_switch:
+                values, model, where = (0, 0, 0), HEADROOM_BY_SWITCH, db.at("BUFFER_PG", key)
+            elif profile is not None and "xoff" in profile:
+                values = self._profile_headroom(name, profile)
+                model, where = HEADROOM_FROM_CONFIG, db.at("BUFFER_PROFILE", name, "xoff")
+            else:  # a lossy profile, or NULL (no headroom at all) on a traditional switch
+                if name == NULL_PROFILE:
+                    port.sources.setdefault("headroom", db.at("BUFFER_PG", key))
+                continue
+            port.sources.setdefault("headroom", where)
+            for pg in self._indices(("BUFFER_PG", key), index):
+                result.append(HeadroomPlan(pg, *values, model=model, derivation=where))
+        return sorted(result, key=lambda h: h.priority_group)
+
+    def _profile_headroom(self, name: str, profile: dict[str, Any]) -> tuple[int, int, int]:
+        numbers: dict[str, int] = {
+            field: self.db.integer(("BUFFER_PROFILE", name, field), profile[field])
+            for field in ("xon", "xoff", "size", "xon_offset")
+            if field in profile
+        }
+        asic = self.device.asic
+        broadcom = broadcom_form(asic) or (asic_vendor(asic) is None and "xon_offset" in numbers)
+        return headroom_from_profile(
+            numbers, broadcom, self.device.headroom_settings.shared_headroom_pool
+        )
+
+    def _ecn(self, port: PortPlan) -> None:
+        db = self.db
+        for key, index, fields in self.queues.of(port.name):
+            if "wred_profile" not in fields:
+                continue
+            name = reference(db.text(("QUEUE", key, "wred_profile"), fields["wred_profile"]))
+            profile = self.wred.get(name)
+            if profile is None:
+                continue
+            where = db.at("WRED_PROFILE", name)
+            queues = self._indices(("QUEUE", key), index)
+            port.sources.setdefault("ecn", where)  # also where a profile that drops should mark
+            if profile.get("ecn", "ecn_none") != "ecn_none":
+                path = ("WRED_PROFILE", name)
+                low, high, probability = (
+                    db.integer((*path, field), profile.get(field, "0"))
+                    for field in (
+                        "green_min_threshold",
+                        "green_max_threshold",
+                        "green_drop_probability",
+                    )
+                )
+                port.ecn += [
+                    EcnPlan(q, low, high, probability, None, None, None, None, where)
+                    for q in queues
+                ]
+            elif any(profile.get(f"wred_{c}_enable") == "true" for c in ("green", "yellow", "red")):
+                port.wred_drop_queues += queues
+                port.sources.setdefault("wred_drop_queues", where)
+        port.ecn.sort(key=lambda e: e.queue)
+        if port.ecn:
+            port.sources["ecn"] = port.ecn[0].derivation  # the marking profile, if one
+        elif "ecn" not in port.sources:  # no WRED profile bound: the lossless queue's entry
+            for key, index, _ in self.queues.of(port.name):
+                if set(self._indices(("QUEUE", key), index)) & set(port.pfc_priorities):
+                    port.sources["ecn"] = db.at("QUEUE", key)
+                    break
+        port.wred_drop_queues.sort()
+
+    def _port_watchdog(
+        self, port: PortPlan, qos_key: str | None, qos: dict[str, Any]
+    ) -> WatchdogPlan | None:
+        if not port.lossless:
+            return None
+        db = self.db
+        entries = self.watchdogs.of(port.name)
+        watched = (
+            set(
+                db.integers(
+                    ("PORT_QOS_MAP", str(qos_key), "pfcwd_sw_enable"), qos["pfcwd_sw_enable"]
+                )
+            )
+            if "pfcwd_sw_enable" in qos
+            else set()
+        )
+        if entries and set(port.pfc_priorities) <= watched:
+            where = db.at("PFC_WD", entries[-1][0])
+        elif qos_key is not None:  # where the watchdog would be turned on for the port
+            field = ("pfcwd_sw_enable",) if "pfcwd_sw_enable" in qos else ()
+            where = db.at("PORT_QOS_MAP", qos_key, *field)
+        else:
+            where = port.source
+        port.sources["watchdog"] = port.sources["watchdog_enabled"] = where
+        if not entries:
+            return WatchdogPlan(False, 0, 0, DEFAULT_POLL_MS, "drop")
+        key, _, fields = entries[-1]
+        path = ("PFC_WD", key)
+        detection = (
+            db.integer((*path, "detection_time"), fields["detection_time"])
+            if "detection_time" in fields
+            else 0
+        )
+        restoration = (
+            db.integer((*path, "restoration_time"), fields["restoration_time"])
+            if "restoration_time" in fields
+            else 0
+        )
+        enabled = bool(detection) and set(port.pfc_priorities) <= watched
+        action = db.text((*path, "action"), fields.get("action", "drop"))
+        return WatchdogPlan(enabled, detection, restoration, DEFAULT_POLL_MS, action)
 
 
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    document = _json_document(text, file)
-    db: dict[str, Any] = document.data
-    device = skeleton_device(name, "sonic", file, hint)
-    where = _Where(document)
-    ports_table = db.get("PORT", {})
-    qos_table = db.get("PORT_QOS_MAP", {})
-    cables = db.get("CABLE_LENGTH", {}).get("AZURE", {})
-    ports: dict[str, PortPlan] = {}
-    for port_name in ports_table:
-        port = new_port(hint, port_name, where.at("PORT", port_name))
-        fields = ports_table[port_name]
-        port.source = where.at("PORT", port_name)
-        if "speed" in fields:
-            port.speed_mbps = int(fields["speed"])
-        if "mtu" in fields:
-            port.mtu = int(fields["mtu"])
-        if "lanes" in fields:
-            port.lanes = len(_ints(fields["lanes"]))
-        qos = qos_table.get(port_name, {})
-        port.pfc_priorities = _ints(qos.get("pfc_enable", ""))
-        port.lossless = bool(port.pfc_priorities)
-        if port_name in qos_table:
-            port.source = where.at("PORT_QOS_MAP", port_name)
-        port.cable_m = _cable_m(cables[port_name]) if port_name in cables else None
-        port.headroom = _headroom(db, port_name, where)
-        port.ecn = _ecn(db, port_name, where)
-        port.wred_drop_queues = _wred_drop(db, port_name)
-        port.watchdog = _watchdog(db, port_name, qos, device.watchdog.poll_ms)
-        ports[port_name] = port
-    device.ports = ports
-    _device_facts(device, db, dscps_known=hint is not None)
-    device.source = f"{file}:1:1"
-    return device
-
-
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"\s*:|[{}\[\]]|"(?:[^"\\]|\\.)*"')
-
-
-def _json_document(text: str, file: str) -> Document:
-    """The JSON data, with the 1-based line and column of every key of the first two levels
-    (tables and their entries)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            [Problem(file, error.lineno, error.colno, "", f"JSON: {error.msg}")]
-        ) from None
-    if not isinstance(data, dict):
-        raise InputError([Problem(file, 1, 1, "", "expected a JSON object of CONFIG_DB tables")])
-    document = Document(file=file, data=data)
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    path: list[str] = []
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if token in "{[":
-            depth += 1
-        elif token in "}]":
-            depth -= 1
-            del path[depth:]
-        elif token.endswith(":") and depth in (1, 2):
-            key = json.loads(token[:-1].rstrip())
-            del path[depth - 1 :]
-            path.append(key)
-            line = bisect.bisect_right(line_starts, match.start())
-            column = match.start() - line_starts[line - 1] + 1
-            document.key_marks[tuple(path)] = (line, column)
-    return document
-
-
-class _Where:
-    def __init__(self, document: Document):
-        self.document = document
-
-    def at(self, *path: str) -> str:
-        line, column = self.document.mark(tuple(path), key=True)
-        return f"{self.document.file}:{line}:{column}"
-
-
-def _headroom(db: dict[str, Any], port: str, where: _Where) -> list[HeadroomPlan]:
-    result = []
-    profiles = db.get("BUFFER_PROFILE", {})
-    for key, fields in db.get("BUFFER_PG", {}).items():
-        name, _, pgs = key.partition("|")
-        profile = profiles.get(fields.get("profile", ""))
-        if name != port or profile is None or "xoff" not in profile:
-            continue
-        for pg in _pg_range(pgs):
-            result.append(
-                HeadroomPlan(
-                    priority_group=pg,
-                    xon=int(profile.get("xon", 0)),
-                    xoff=int(profile["xoff"]),
-                    size=int(profile.get("size", 0)),
-                    model="config",
-                    derivation=where.at("BUFFER_PROFILE", fields["profile"]),
-                )
-            )
-    return result
-
-
-def _pg_range(text: str) -> list[int]:
-    first, _, last = text.partition("-")
-    return list(range(int(first), int(last or first) + 1))
-
-
-def _ecn(db: dict[str, Any], port: str, where: _Where) -> list[EcnPlan]:
-    result = []
-    profiles = db.get("WRED_PROFILE", {})
-    for key, fields in db.get("QUEUE", {}).items():
-        name, _, queue = key.partition("|")
-        profile = profiles.get(fields.get("wred_profile", ""))
-        if name != port or profile is None or profile.get("ecn", "ecn_none") == "ecn_none":
-            continue
-        result.append(
-            EcnPlan(
-                queue=int(queue),
-                min_bytes=int(profile.get("green_min_threshold", 0)),
-                max_bytes=int(profile.get("green_max_threshold", 0)),
-                probability_percent=int(profile.get("green_drop_probability", 0)),
-                preset=None,
-                pfc_trigger_bytes=None,
-                min_below_trigger=None,
-                max_below_trigger=None,
-                derivation=where.at("WRED_PROFILE", fields["wred_profile"]),
-            )
-        )
-    return sorted(result, key=lambda e: e.queue)
-
-
-def _wred_drop(db: dict[str, Any], port: str) -> list[int]:
-    """Queues whose WRED profile drops instead of marking (ecn_none with WRED enabled)."""
-    queues = []
-    profiles = db.get("WRED_PROFILE", {})
-    for key, fields in db.get("QUEUE", {}).items():
-        name, _, queue = key.partition("|")
-        profile = profiles.get(fields.get("wred_profile", ""), {})
-        enabled = any(profile.get(f"wred_{c}_enable") == "true" for c in ("green", "yellow", "red"))
-        if name == port and enabled and profile.get("ecn", "ecn_none") == "ecn_none":
-            queues.append(int(queue))
-    return sorted(queues)
-
-
-def _watchdog(
-    db: dict[str, Any], port: str, qos: dict[str, Any], poll_ms: int
-) -> WatchdogPlan | None:
-    entry = db.get("PFC_WD", {}).get(port)
-    if not _ints(qos.get("pfc_enable", "")):
-        return None
-    if entry is None or not qos.get("pfcwd_sw_enable"):
-        return WatchdogPlan(False, 0, 0, poll_ms, "drop")
-    poll = int(db.get("PFC_WD", {}).get("GLOBAL", {}).get("POLL_INTERVAL", poll_ms))
-    return WatchdogPlan(
-        enabled=True,
-        detection_ms=int(entry.get("detection_time", 0)),
-        restoration_ms=int(entry.get("restoration_time", 0)),
-        poll_ms=poll,
-        action=entry.get("action", "drop"),
-    )
-
-
-def _device_facts(device: DevicePlan, db: dict[str, Any], dscps_known: bool) -> None:
-    qos_entries = [v for k, v in db.get("PORT_QOS_MAP", {}).items() if k != "global"]
-    first = next(
-        (q for q in qos_entries if q.get("pfc_enable")), qos_entries[0] if qos_entries else {}
-    )
-    maps = device.maps
-    for attribute, table, field in (
-        ("dscp_to_tc", "DSCP_TO_TC_MAP", "dscp_to_tc_map"),
-        ("tc_to_queue", "TC_TO_QUEUE_MAP", "tc_to_queue_map"),
-        ("tc_to_pg", "TC_TO_PRIORITY_GROUP_MAP", "tc_to_pg_map"),
-        ("pfc_priority_to_queue", "MAP_PFC_PRIORITY_TO_QUEUE", "pfc_to_queue_map"),
-    ):
-        parsed = _map(db.get(table, {}), first.get(field))
-        if parsed is not None:
-            setattr(maps, attribute, parsed)
-    lossless = sorted({p for port in device.ports.values() for p in port.pfc_priorities})
-    device.lossless_priorities = lossless
-    schedulers = db.get("SCHEDULER", {})
-    lossless_port = next((p for p in device.ports.values() if p.lossless), None)
-    queues: list[QueuePlan] = []
-    for key, fields in sorted(db.get("QUEUE", {}).items()):
-        name, _, queue_text = key.partition("|")
-        if lossless_port is None or name != lossless_port.name:
-            continue
-        scheduler = schedulers.get(fields.get("scheduler", ""), {})
-        queue = int(queue_text)
-        strict = scheduler.get("type") == "STRICT"
-        lossless_queues = {maps.pfc_priority_to_queue.get(p, p) for p in lossless}
-        queues.append(queue_plan(queue, strict, int(scheduler.get("weight", 0)), lossless_queues))
-    if queues:
-        device.queues = sorted(queues, key=lambda q: q.queue)
-    classify_traffic(device, dscps_known)
-    wd_global = db.get("PFC_WD", {}).get("GLOBAL")
-    if wd_global:
-        device.watchdog.poll_ms = int(wd_global.get("POLL_INTERVAL", device.watchdog.poll_ms))
-    enabled = [p.watchdog for p in device.ports.values() if p.watchdog]
-    if enabled:
-        device.watchdog = copy.deepcopy(enabled[0])
-    settings = device.headroom_settings
-    pattern = db.get("LOSSLESS_TRAFFIC_PATTERN", {}).get("AZURE", {})
-    settings.lossless_mtu = int(pattern.get("mtu", settings.lossless_mtu))
-    settings.small_packet_percent = int(
-        pattern.get("small_packet_percentage", settings.small_packet_percent)
-    )
-    parameters = db.get("DEFAULT_LOSSLESS_BUFFER_PARAMETER", {}).get("AZURE", {})
-    settings.dynamic_th = int(parameters.get("default_dynamic_th", settings.dynamic_th))
-    pool_xoff = int(db.get("BUFFER_POOL", {}).get("ingress_lossless_pool", {}).get("xoff", 0) or 0)
-    ratio = parameters.get("over_subscribe_ratio")
-    settings.shared_headroom_pool = bool(pool_xoff) or bool(ratio and int(ratio))
-    settings.over_subscribe_ratio = int(ratio) if ratio else None
+    return _Reader(load_config_db(text, file), name, hint).device_plan()
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:

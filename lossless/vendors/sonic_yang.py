@@ -3,7 +3,8 @@
 config_db.json keeps every value as a string and keys as "Ethernet0|3"; libyang 2.x reads
 strict RFC 7951 JSON. This module converts (docs/reference/sonic.md section 5): each table becomes
 `<module>:<module>/<module>:<TABLE>/<TABLE>_LIST` entries whose key leaves come from splitting
-the key on "|", map tables nest a second list, and each value is retyped by its leaf's YANG
+the key on "|", map tables nest a second list, a table whose entry is a container
+(DEVICE_METADATA|localhost) becomes that container, and each value is retyped by its leaf's YANG
 base type (through leafrefs and unions): int8..uint32 numbers, booleans true/false,
 int64/uint64 and the rest strings. libyang (Python bindings 2.7.1 on the C library 2.1) is
 optional: only this module imports it.
@@ -53,7 +54,6 @@ class SonicYang:
     def _entry(self, schema_list: Any, key: str, fields: dict[str, str]) -> dict[str, Any]:
         from libyang.schema import SList
 
-        leaves = {c.name(): c for c in schema_list.children()}
         entry: dict[str, Any] = {}
         for key_leaf, part in zip(schema_list.keys(), key.split("|"), strict=True):
             entry[key_leaf.name()] = self._json_value(key_leaf, part)
@@ -70,11 +70,21 @@ class SonicYang:
                 for k, v in fields.items()
             ]
             return entry
+        entry.update(self._fields(schema_list, fields))
+        return entry
+
+    def _fields(self, node: Any, fields: dict[str, Any]) -> dict[str, Any]:
+        """Leaves of a list entry or container; a leaf-list's value is a JSON list."""
+        leaves = {c.name(): c for c in node.children()}
+        result: dict[str, Any] = {}
         for name, value in fields.items():
             if name not in leaves:
-                raise SonicYangError(f"{schema_list.name()}: no field {name!r}")
-            entry[name] = self._json_value(leaves[name], value)
-        return entry
+                raise SonicYangError(f"{node.name()}: no field {name!r}")
+            if isinstance(value, list):
+                result[name] = [self._json_value(leaves[name], v) for v in value]
+            else:
+                result[name] = self._json_value(leaves[name], value)
+        return result
 
     def to_rfc7951(self, config_db: dict[str, dict[str, Any]]) -> dict[str, Any]:
         document: dict[str, Any] = {}
@@ -83,8 +93,12 @@ class SonicYang:
                 raise SonicYangError(f"no YANG model for table {table_name}")
             module, table = self.tables[table_name]
             top = document.setdefault(f"{module}:{module}", {})
-            lists: dict[str, list] = top.setdefault(f"{module}:{table_name}", {})
+            lists: dict[str, Any] = top.setdefault(f"{module}:{table_name}", {})
+            containers = {c.name(): c for c in table.children() if c.keyword() == "container"}
             for key, fields in entries.items():
+                if key in containers:  # DEVICE_METADATA|localhost, SWITCH_HASH|GLOBAL
+                    lists[key] = self._fields(containers[key], fields)
+                    continue
                 schema_list = self._list_for(table, len(key.split("|")))
                 lists.setdefault(schema_list.name(), []).append(
                     self._entry(schema_list, key, fields)
