@@ -77,7 +77,7 @@ SEEDED = {
             red_max_threshold="900000000",
         ),
         "LL112",
-        ('"WRED_PROFILE"', '"ROCE_150000_1500000_P100": {'),
+        ('"WRED_PROFILE"', '"ROCE_150000_500000_P100": {'),
     ),
     "watchdog-removed": (
         "leaf1.json",
@@ -95,7 +95,7 @@ SEEDED = {
         "leaf1.json",
         lambda db: db["WRED_PROFILE"]["ROCE_150000_500000_P100"].update(ecn="ecn_none"),
         "LL122",
-        ('"WRED_PROFILE"', '"ROCE_150000_1500000_P100": {'),
+        ('"WRED_PROFILE"', '"ROCE_150000_500000_P100": {'),
     ),
     "mtu-mismatch": (
         "spine2.json",

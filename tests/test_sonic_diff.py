@@ -26,8 +26,9 @@ DEVICE_PORTS = ("Ethernet8", "Ethernet12")  # on the switch, not in the inventor
 
 
 def running_config() -> dict:
-    """leaf1 as an SN5600 holds it from its SKU templates (sonic.md 4: qos_config.j2 and
-    buffers_config.j2 defaults, dynamic buffer model), plus unrelated tables."""
+    """leaf1 as an SN5600 holds it from its SKU templates (docs/reference/sonic.md 4:
+    qos_config.j2 and buffers_config.j2 defaults, dynamic buffer model), plus unrelated
+    tables."""
     ports = PLANNED_PORTS + DEVICE_PORTS
     db: dict = {
         "DEVICE_METADATA": {
@@ -285,7 +286,7 @@ REMOVALS = {
         {
             "op": "add",
             "path": "/QUEUE/Ethernet248|3/wred_profile",
-            "value": "ROCE_150000_1500000_P100",
+            "value": "ROCE_150000_500000_P100",
         },
     ),
     "lossless PG": (

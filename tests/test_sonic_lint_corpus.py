@@ -89,7 +89,7 @@ REMOVED = {
     # what is removed from leaf1.json -> (rule, the text of the line it is reported at)
     "pfc_enable": (
         lambda db: db["PORT_QOS_MAP"]["Ethernet0"].pop("pfc_enable"),
-        "LL109",
+        "LL131",
         '"Ethernet0": {',
     ),
     "wred_profile of the lossless queue": (

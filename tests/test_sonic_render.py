@@ -60,7 +60,8 @@ def test_override_uses_a_name_buffermgrd_never_generates():
         "xoff": str(headroom.xoff),
         "xon": str(headroom.xon),
     }
-    # sonic.md 2, SPECTRUM-4 400G: xon 19456 at any cable; the bytes are the planner's
+    # docs/reference/sonic.md 2, SPECTRUM-4 400G: xon 19456 at any cable; the bytes are the
+    # planner's
     assert headroom.xon == 19456 and headroom.size == headroom.xon + headroom.xoff
 
 
@@ -75,7 +76,7 @@ def test_traditional_broadcom_profile_form_and_buffermgrd_name():
     profile = db["BUFFER_PROFILE"]["pg_lossless_400000_40m_profile"]
     [headroom] = PLAN.devices["leaf-th3"].ports["Ethernet12"].headroom
     assert profile == {
-        "dynamic_th": "0",
+        "dynamic_th": "-2",  # Tomahawk 3 SKUs ship dynamic_th -2 (issue 10 catalogue)
         "pool": "ingress_lossless_pool",
         "size": "9144",
         "xoff": str(headroom.xoff),

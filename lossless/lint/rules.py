@@ -50,9 +50,10 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     """Every lossless priority group needs at least the headroom its link needs: the xoff the
     ASIC's headroom model gives for the port's speed, cable length, port MTU and lanes, and
     never less than the vendor's published table for that ASIC, speed and cable. Less headroom
-    drops packets that were in flight when PFC paused the sender. A speed the model has no
-    value for (SONiC's pause-quanta table stops at 800G) is a warning: the plan holds it to
-    the next lower speed, SONiC's own dynamic headroom does not."""
+    drops packets that were in flight when PFC paused the sender. Below the vendor's table is
+    an error; at or above it but below the model (which is more conservative) a warning. A
+    speed the model has no value for (SONiC's pause-quanta table stops at 800G) is a warning:
+    the plan holds it to the next lower speed, SONiC's own dynamic headroom does not."""
     if not port.lossless or not device.headroom_known:
         return
     if not port.headroom:
@@ -81,12 +82,20 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     for headroom in port.headroom:
         if headroom.by_switch:  # sized by the switch from the cable length (LL120 checks it)
             continue
-        if headroom.xoff < needed.xoff:
-            yield (
-                f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
-                f"a {format_speed(port.speed_mbps)} link of {cable_m:g} m needs "
-                f"({asic.headroom_model} model{floor})"
-            )
+        if headroom.xoff >= needed.xoff:
+            continue
+        message = (
+            f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {needed.xoff} B "
+            f"a {format_speed(port.speed_mbps)} link of {cable_m:g} m needs "
+            f"({asic.headroom_model} model{floor})"
+        )
+        vendor = needed.vendor_floor_xoff
+        if vendor is not None and headroom.xoff >= vendor:
+            # The vendor's own table is the line that must hold; between it and our more
+            # conservative model is a judgement, not a defect.
+            yield "warning", f"{message}; it meets the vendor's published {vendor} B"
+        else:
+            yield message
     if needed.fallback:
         yield (
             "warning",

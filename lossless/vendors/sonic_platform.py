@@ -1,7 +1,7 @@
 """What SONiC does differently per platform: which buffer model it runs, what a lossless
 buffer profile's fields mean on the ASIC, and which ASIC a DEVICE_METADATA names.
 
-Sources (pinned snapshots of ../shared/reference/sonic.md: `bi:` sonic-buildimage 086b03bd,
+Sources (pinned snapshots of docs/reference/sonic.md: `bi:` sonic-buildimage 086b03bd,
 `swss:` sonic-swss e6b0c5b5):
 
 * Buffer model: `bi:platform/mellanox/rules.mk` builds NVIDIA images with
