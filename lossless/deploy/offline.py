@@ -3,6 +3,7 @@ per device), in each OS's own terms, over the part of the config lossless owns."
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ class DeviceDiff:
     kind: str  # remediation, set-commands, json-patch, nvue-commands
     backup: str | None
     changes: list[Any] = field(default_factory=list)
+    apply: str = ""  # how to apply the changes on the switch (vendor APPLY_HINT), if told
 
     @property
     def status(self) -> str:
@@ -45,11 +47,19 @@ def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
     for device in plan.devices.values():
         vendor = vendor_for(device.os)
         backup = find_backup(folder, device.name, vendor.EXTENSION)
-        result = DeviceDiff(device.name, device.os, vendor.DIFF_KIND, None)
+        result = DeviceDiff(
+            device.name, device.os, vendor.DIFF_KIND, None, apply=getattr(vendor, "APPLY_HINT", "")
+        )
         if backup is not None:
             result.backup = str(backup)
             try:
-                result.changes = vendor.diff(read_config(str(backup)), render_device(device, plan))
+                # A vendor whose diff reads the backup with line marks takes its file name.
+                named = "running_file" in inspect.signature(vendor.diff).parameters
+                result.changes = vendor.diff(
+                    read_config(str(backup)),
+                    render_device(device, plan),
+                    **({"running_file": str(backup)} if named else {}),
+                )
             except (ValueError, KeyError, TypeError) as error:  # malformed backup
                 raise InputError(
                     [Problem(str(backup), 1, 1, "", f"cannot read backup: {error}")]
@@ -81,6 +91,8 @@ def render_text(diffs: list[DeviceDiff]) -> str:
             f"{item.device} ({item.os}, {item.kind}, {item.backup}): {len(item.changes)} change(s)"
         )
         lines += [f"    {c if isinstance(c, str) else json.dumps(c)}" for c in item.changes]
+        if item.changes and item.apply:
+            lines.append(f"    # {item.apply}")
     counts = summary(diffs)
     lines.append(
         f"summary: {counts['changed']} changed, {counts['unchanged']} unchanged, "
@@ -100,6 +112,7 @@ def render_json(diffs: list[DeviceDiff]) -> str:
                     "backup": d.backup,
                     "status": d.status,
                     "changes": d.changes,
+                    **({"apply": d.apply} if d.apply else {}),
                 }
                 for d in diffs
             ],
