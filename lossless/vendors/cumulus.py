@@ -51,7 +51,11 @@ from ruamel.yaml import YAML
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
-from lossless.vendors.cumulus_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.vendors.cumulus_parse import (  # noqa: F401  (this OS's parser)
+    parse,
+    parse_config,
+    parse_file,
+)
 from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
 
 TEMPLATE = "cumulus/startup.yaml.j2"
@@ -281,6 +285,7 @@ def diff(running: str, intended: str, running_file: str = "running") -> list[str
     lossless owns; nothing the switch owns is ever unset."""
     want_config = read_nvue(intended, "intended")
     have_config = read_nvue(running, running_file)
+    parse_config(have_config, "running")  # what it says must have NVUE's shapes
     owned = _owned_prefixes(want_config)
 
     def ours(path: Path) -> bool:

@@ -19,6 +19,8 @@ the config: Cumulus computes them from each PFC profile's cable length.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, WatchdogPlan
@@ -44,12 +46,27 @@ ON = ("on", "off", "enabled", "disabled")
 
 
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
-    config = read_nvue(text, file)
+    return parse_config(read_nvue(text, file), name, hint)
+
+
+def parse_config(config: NvueConfig, name: str, hint: DevicePlan | None = None) -> DevicePlan:
+    """The device an NVUE config describes; a value of the wrong shape is bad input."""
     return _Reader(config, name, hint).read()
 
 
 def parse_file(path: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     return parse(read_config(path), path, name, hint)
+
+
+@dataclass(frozen=True)
+class _Pfc:
+    """A PFC profile as a port bound to it gets it."""
+
+    priorities: tuple[int, ...]
+    cable_m: int
+    lossless: bool
+    where: str  # the line of its priorities (or of rx/tx disable), else the preset's
+    cable_where: str
 
 
 class _Reader:
@@ -60,6 +77,9 @@ class _Reader:
         self.hint = hint
         self.device = skeleton_device(name, "cumulus", config.file, hint)
         self.roce, self.roce_source = self._roce()
+        # profiles are read once, however many ports use them
+        self.pfc_profiles: dict[str, _Pfc] = {}
+        self.ecn_profiles: dict[str, tuple[dict[int, defaults.Ecn], dict[int, str]]] = {}
 
     def stated(self, path: Path, fallback: str) -> str:
         """Where path is stated, else the fallback (the preset's or the object's line)."""
@@ -73,6 +93,7 @@ class _Reader:
 
     def read(self) -> DevicePlan:
         device, config = self.device, self.config
+        self._check_profiles()
         ports = [self._port(name) for name in self._switch_ports()]
         lossless = [port for port in ports if port.lossless]
         device.ports = {port.name: port for port in ports}
@@ -116,12 +137,16 @@ class _Reader:
         return defaults.ROCE_PRESETS[mode or defaults.ROCE_MODE], self.config.where(path)
 
     def _switch_ports(self) -> list[str]:
-        """The front-panel ports the config names (type swp, or swpN / swpNsM by name)."""
+        """The front-panel ports the config names (type swp, or swpN / swpNsM by name); a
+        port broken out into subports (`link breakout 2x`) is not a port itself."""
         names = []
         for name in self.config.mapping(("interface",)):
             self.config.mapping(("interface", name))  # a port must be a mapping
             kind = self.config.text(("interface", name, "type"))
-            if kind == "swp" or (kind is None and _SWP.fullmatch(name)):
+            breakout = self.config.text(("interface", name, "link", "breakout"))
+            if breakout not in (None, "1x") or kind not in ("swp", None):
+                continue
+            if kind == "swp" or _SWP.fullmatch(name):
                 names.append(name)
         return names
 
@@ -154,26 +179,41 @@ class _Reader:
         return port
 
     def _pfc(self, port: PortPlan, profile: str) -> None:
+        pfc = self._pfc_profile(profile)
+        port.lossless = pfc.lossless
+        port.pfc_priorities = list(pfc.priorities) if pfc.lossless else []
+        port.cable_m = float(pfc.cable_m) if pfc.lossless else None
+        port.sources["pfc_priorities"] = port.sources["lossless"] = pfc.where
+        port.sources["cable_m"] = pfc.cable_where
+
+    def _pfc_profile(self, profile: str) -> _Pfc:
+        if profile not in self.pfc_profiles:
+            self.pfc_profiles[profile] = self._read_pfc_profile(profile)
+        return self.pfc_profiles[profile]
+
+    def _read_pfc_profile(self, profile: str) -> _Pfc:
         path = ("qos", "pfc", profile)
         config, roce = self.config, self.roce
         config.mapping(path)
-        preset = roce is not None and profile == PROFILE
+        preset = roce if profile == PROFILE else None  # the preset is default-global's
         priorities = config.ids((*path, "switch-priority"), 0, 7)
         if priorities is None:
-            priorities = list(roce.pfc_priorities) if roce is not None and preset else []
+            priorities = list(preset.pfc_priorities) if preset else []
         cable = config.integer((*path, "cable-length"), 1, 100_000)
         if cable is None:
-            cable = roce.cable_m if roce is not None and preset else defaults.PFC_CABLE_M
+            cable = preset.cable_m if preset else defaults.PFC_CABLE_M
         # PFC protects the buffer only when the port both sends and honours pause frames.
         directions = [config.choice((*path, way), ("enable", "disable")) for way in ("rx", "tx")]
-        port.lossless = bool(priorities) and "disable" not in directions
-        port.pfc_priorities = priorities if port.lossless else []
-        port.cable_m = float(cable) if port.lossless else None
         where = self.base_source((*path, "switch-priority"))
         if "disable" in directions:
             where = config.where((*path, "rx" if directions[0] == "disable" else "tx"))
-        port.sources["pfc_priorities"] = port.sources["lossless"] = where
-        port.sources["cable_m"] = self.base_source((*path, "cable-length"))
+        return _Pfc(
+            tuple(priorities),
+            cable,
+            bool(priorities) and "disable" not in directions,
+            where,
+            self.base_source((*path, "cable-length")),
+        )
 
     # -- device-wide maps and scheduling -----------------------------------------------------
 
@@ -181,17 +221,17 @@ class _Reader:
         path = ("qos", "mapping", profile)
         config, roce = self.config, self.roce
         config.mapping(path)
-        trust = config.choice((*path, "trust"), tuple(defaults.TRUST_USES_DSCP))
-        trust = trust or (roce.trust if roce else defaults.TRUST)
-        if not defaults.TRUST_USES_DSCP[trust]:  # untagged IP: the port's default priority
-            default_sp = config.integer((*path, "port-default-sp"), 0, 7)
-            sp = defaults.PORT_DEFAULT_SP if default_sp is None else default_sp
-            return dict.fromkeys(range(64), sp), self.base_source((*path, "trust"))
         dscp_to_sp = dict(roce.dscp_to_sp if roce else defaults.DSCP_TO_SP)
         for dscp, entry in config.entries((*path, "dscp"), 0, 63).items():
             mapped = config.integer((*entry, "switch-priority"), 0, 7)
             if mapped is not None:
                 dscp_to_sp[dscp] = mapped
+        default_sp = config.integer((*path, "port-default-sp"), 0, 7)
+        trust = config.choice((*path, "trust"), tuple(defaults.TRUST_USES_DSCP))
+        trust = trust or (roce.trust if roce else defaults.TRUST)
+        if not defaults.TRUST_USES_DSCP[trust]:  # untagged IP: the port's default priority
+            sp = defaults.PORT_DEFAULT_SP if default_sp is None else default_sp
+            return dict.fromkeys(range(64), sp), self.base_source((*path, "trust"))
         return dscp_to_sp, self.base_source((*path, "dscp"))
 
     def _queue_map(self) -> tuple[dict[int, int], str]:
@@ -205,6 +245,14 @@ class _Reader:
 
     def _queues(self, profile: str, lossless_queues: set[int]) -> tuple[list[Any], str]:
         """ETS per traffic class; a class with no share (DWRR 0 or unset) carries nothing."""
+        queues = [
+            queue_plan(tc, mode == "strict", weight, lossless_queues)
+            for tc, (mode, weight) in sorted(self._scheduler(profile).items())
+            if mode == "strict" or weight
+        ]
+        return queues, self.base_source(("qos", "egress-scheduler", profile, "traffic-class"))
+
+    def _scheduler(self, profile: str) -> dict[int, tuple[str, int | None]]:
         path = ("qos", "egress-scheduler", profile, "traffic-class")
         config, roce = self.config, self.roce
         classes = dict(roce.scheduler if roce else defaults.SCHEDULER)
@@ -213,20 +261,37 @@ class _Reader:
             mode = config.choice((*entry, "mode"), ("dwrr", "strict")) or base_mode
             weight = config.integer((*entry, "bw-percent"), 0, 100)
             classes[tc] = (mode, base_weight if weight is None else weight)
-        queues = [
-            queue_plan(tc, mode == "strict", weight, lossless_queues)
-            for tc, (mode, weight) in sorted(classes.items())
-            if mode == "strict" or weight
-        ]
-        return queues, self.base_source(path)
+        return classes
 
     def _congestion(self, port: PortPlan, lossless_queues: set[int]) -> None:
         """ECN on the port's lossless queues, and the queues where RED drops, from the port's
         congestion-control profile (a traffic class is a queue)."""
-        config, roce = self.config, self.roce
         profile = (
-            config.text(("interface", port.name, "qos", "congestion-control", "profile")) or PROFILE
+            self.config.text(("interface", port.name, "qos", "congestion-control", "profile"))
+            or PROFILE
         )
+        path = ("qos", "congestion-control", profile, "traffic-class")
+        classes, where = self._ecn_profile(profile)
+        port.ecn = [
+            EcnPlan(tc, e.min_bytes, e.max_bytes, e.probability, None, None, None, None, where[tc])
+            for tc, e in sorted(classes.items())
+            if e.ecn and tc in lossless_queues
+        ]
+        port.wred_drop_queues = [tc for tc, e in sorted(classes.items()) if e.red]
+        lossless_where = [where[tc] for tc in sorted(lossless_queues) if tc in where]
+        port.sources["ecn"] = lossless_where[0] if lossless_where else self.base_source(path)
+        drops = [self.stated((*path, str(tc), "red"), where[tc]) for tc in port.wred_drop_queues]
+        port.sources["wred_drop_queues"] = drops[0] if drops else self.base_source(path)
+
+    def _ecn_profile(self, profile: str) -> tuple[dict[int, defaults.Ecn], dict[int, str]]:
+        """A congestion-control profile's classes (the preset's or the OS's under
+        default-global, none under another profile), with the line of each."""
+        if profile not in self.ecn_profiles:
+            self.ecn_profiles[profile] = self._read_ecn_profile(profile)
+        return self.ecn_profiles[profile]
+
+    def _read_ecn_profile(self, profile: str) -> tuple[dict[int, defaults.Ecn], dict[int, str]]:
+        config, roce = self.config, self.roce
         path = ("qos", "congestion-control", profile, "traffic-class")
         classes: dict[int, defaults.Ecn] = {}
         if profile == PROFILE:
@@ -245,17 +310,21 @@ class _Reader:
                 base.max_bytes if high is None else high,
                 base.probability if probability is None else probability,
             )
-        where = {tc: self.base_source((*path, str(tc))) for tc in classes}
-        port.ecn = [
-            EcnPlan(tc, e.min_bytes, e.max_bytes, e.probability, None, None, None, None, where[tc])
-            for tc, e in sorted(classes.items())
-            if e.ecn and tc in lossless_queues
-        ]
-        port.wred_drop_queues = [tc for tc, e in sorted(classes.items()) if e.red]
-        lossless_where = [where[tc] for tc in sorted(lossless_queues) if tc in where]
-        port.sources["ecn"] = lossless_where[0] if lossless_where else self.base_source(path)
-        drops = [self.stated((*path, str(tc), "red"), where[tc]) for tc in port.wred_drop_queues]
-        port.sources["wred_drop_queues"] = drops[0] if drops else self.base_source(path)
+        return classes, {tc: self.base_source((*path, str(tc))) for tc in classes}
+
+    def _check_profiles(self) -> None:
+        """Every profile the config defines is read, used by a port or not, so a value of the
+        wrong shape anywhere in qos is bad input at its line."""
+        readers: dict[str, Callable[[str], object]] = {
+            "pfc": self._pfc_profile,
+            "mapping": self._dscp_map,
+            "egress-scheduler": self._scheduler,
+            "congestion-control": self._ecn_profile,
+        }
+        for kind, reader in readers.items():
+            for profile in self.config.mapping(("qos", kind)):
+                reader(profile)
+        self.config.mapping(("qos", "egress-queue-mapping"))
 
     def _watchdog(self, ports: list[PortPlan]) -> tuple[WatchdogPlan, str]:
         """Switch-wide timers (detection = polling interval x robustness) on each port that
