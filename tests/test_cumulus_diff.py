@@ -14,6 +14,7 @@ import time
 import pytest
 from conftest import INVENTORIES, REPO
 from ruamel.yaml import YAML
+from test_diff_offline import _edit
 
 from lossless.vendors import cumulus
 from lossless.vendors.cumulus_read import read_nvue
@@ -33,14 +34,6 @@ def _diff(run, folder, device="leaf2"):
     result = run("diff", LAB, "--running", str(folder), "--format", "json", "--device", device)
     assert result.code == 0, result.err
     return next(d for d in json.loads(result.out)["devices"] if d["device"] == device)
-
-
-def _edit(path, *changes):
-    text = path.read_text()
-    for old, new in changes:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path.write_text(text)
 
 
 def _dump(tree) -> str:

@@ -52,6 +52,7 @@ from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.cumulus_parse import (  # noqa: F401  (this OS's parser)
+    HASH_FIELDS,
     parse,
     parse_config,
     parse_file,
@@ -61,24 +62,6 @@ from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
 TEMPLATE = "cumulus/startup.yaml.j2"
 EXTENSION = "yaml"
 PROFILE = "default-global"
-# our field names -> the NVUE `system forwarding ecmp-hash` keys that say them
-HASH_FIELDS = {
-    "ip-protocol": ("ip-protocol",),
-    "src-ip": ("source-ip",),
-    "dst-ip": ("destination-ip",),
-    "src-port": ("source-port",),
-    "dst-port": ("destination-port",),
-    "ipv6-flow-label": ("ipv6-label",),
-    "ingress-interface": ("ingress-interface",),
-    "inner-headers": (
-        "inner-ip-protocol",
-        "inner-source-ip",
-        "inner-destination-ip",
-        "inner-source-port",
-        "inner-destination-port",
-        "inner-ipv6-label",
-    ),
-}
 HASH_SEED_NOTE = "  # restarts switchd: every port resets"
 APPLY_HINT = (
     "apply on the switch: paste these lines, check `nv config diff`, then "

@@ -32,15 +32,24 @@ from lossless.vendors.skeleton import new_port, skeleton_device
 
 PROFILE = "default-global"
 _SWP = re.compile(r"swp\d+(?:s\d+)?")
-# our ECMP field names <- NVUE `system forwarding ecmp-hash` keys (inner-* all read as one)
+# our ECMP field names -> the NVUE `system forwarding ecmp-hash` keys that say them (ECMP
+# "ECMP Hashing" table); the renderer states them all, the parser reads them back.
 HASH_FIELDS = {
-    "source-ip": "src-ip",
-    "destination-ip": "dst-ip",
-    "ip-protocol": "ip-protocol",
-    "source-port": "src-port",
-    "destination-port": "dst-port",
-    "ipv6-label": "ipv6-flow-label",
-    "ingress-interface": "ingress-interface",
+    "ip-protocol": ("ip-protocol",),
+    "src-ip": ("source-ip",),
+    "dst-ip": ("destination-ip",),
+    "src-port": ("source-port",),
+    "dst-port": ("destination-port",),
+    "ipv6-flow-label": ("ipv6-label",),
+    "ingress-interface": ("ingress-interface",),
+    "inner-headers": (
+        "inner-ip-protocol",
+        "inner-source-ip",
+        "inner-destination-ip",
+        "inner-source-port",
+        "inner-destination-port",
+        "inner-ipv6-label",
+    ),
 }
 ON = ("on", "off", "enabled", "disabled")
 
@@ -355,9 +364,8 @@ class _Reader:
         for field_name in config.mapping((*path, "ecmp-hash")):
             state = config.choice((*path, "ecmp-hash", field_name), ON)
             on[field_name] = state in ("on", "enabled")
-        fields = {ours for nvue, ours in HASH_FIELDS.items() if on.get(nvue)}
-        if any(on[key] for key in on if key.startswith("inner-")):
-            fields.add("inner-headers")
+        # a field of ours hashes if any NVUE field that says it does (inner-* read as one)
+        fields = {ours for ours, keys in HASH_FIELDS.items() if any(on[key] for key in keys)}
         ecmp.hash_fields = sorted(fields)
         ecmp.hashes_udp_source_port = "src-port" in fields
         ecmp.seed_source = "hash-seed in the config" if ecmp.seed is not None else "random"
