@@ -136,3 +136,20 @@ def test_yaml_text_is_ruamel_yaml_text(value):
 def test_rendering_is_deterministic(lab):
     plan, text = lab
     assert render_device(plan.devices["leaf2"], plan) == text
+
+
+def test_the_readme_excerpt_is_the_golden_file():
+    """Every line of README's NVUE excerpt is in golden/lab/leaf2.yaml, in the same order."""
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("Cumulus Linux 5.x NVUE (`leaf2.yaml`, excerpt)")
+    block = readme[
+        readme.index("```yaml\n", start) + 8 : readme.index(
+            "```", readme.index("```yaml\n", start) + 8
+        )
+    ]
+    golden = (REPO / "golden" / "lab" / "leaf2.yaml").read_text().splitlines()
+    position = 0
+    for line in block.splitlines():
+        if line == "...":
+            continue
+        position = golden.index(line, position) + 1
