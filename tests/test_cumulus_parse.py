@@ -396,3 +396,15 @@ def test_mutated_configs_never_crash():
                 lines = ["nv set interface swp1"]
         with contextlib.suppress(InputError):
             cumulus.parse("\n".join(lines) + "\n", f"m{case}.yaml", "m")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeffnv set qos roce\r\nnv set interface swp1 type swp\r\n",
+        "\ufeff- set:\r\n    qos:\r\n      roce: {}\r\n    interface:\r\n      swp1: {}\r\n",
+    ],
+    ids=["commands", "yaml"],
+)
+def test_windows_line_ends_and_byte_order_mark_are_read(text):
+    assert cumulus.parse(text, "w.txt", "w").ports["swp1"].lossless

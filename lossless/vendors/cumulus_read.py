@@ -154,6 +154,7 @@ def _kind(node: Any) -> str:
 
 def read_nvue(text: str, file: str) -> NvueConfig:
     """The NVUE values of a YAML document or a command list; anything else is bad input."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor
     first = _first_statement(text)
     if first is None:
         raise InputError([Problem(file, 1, 1, "", f"{NOT_NVUE}; the file is empty")])
@@ -169,7 +170,7 @@ def read_nvue(text: str, file: str) -> NvueConfig:
 
 def _first_statement(text: str) -> tuple[int, str] | None:
     for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip().lstrip("\ufeff")
+        stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             return number, stripped
     return None
@@ -281,7 +282,7 @@ def _commands(text: str, file: str) -> Iterator[tuple[int, int, list[str]]]:
             raise InputError([Problem(file, number, 1, "", "a quote is never closed")])
         if not words:
             continue
-        stripped = logical.lstrip().lstrip("\ufeff")
+        stripped = logical.lstrip()
         prompt = _PROMPT.match(stripped)
         if prompt and words[0] != "nv":
             words = _shell_words(stripped[prompt.end() :])[0]
