@@ -408,3 +408,18 @@ def test_mutated_configs_never_crash():
 )
 def test_windows_line_ends_and_byte_order_mark_are_read(text):
     assert cumulus.parse(text, "w.txt", "w").ports["swp1"].lossless
+
+
+def test_commands_after_the_last_apply_are_pending_not_in_effect():
+    device = _parse(
+        """
+        nv set qos roce
+        nv set interface swp1 link mtu 9000
+        nv config apply -y
+        nv set interface swp1 link mtu 9216
+        nv set interface swp1 qos pfc-watchdog state enable
+        """
+    )
+    port = device.ports["swp1"]
+    assert port.mtu == 9000 and not port.watchdog.enabled
+    assert port.sources["mtu"] == "sw.txt:2:1"

@@ -7,7 +7,8 @@
   `nv config diff -o commands`, runbooks and pull requests have them: shell words and quotes,
   `#` comments, shell prompts (`cumulus@leaf01:mgmt:~$ nv set ...`), lists and ranges of ids
   (`swp1-4,swp6`, `swp2s0-1`, `traffic-class 0,3`, `dscp 24-31`), applied in order; other
-  `nv` verbs (`config apply`, `show`) are skipped.
+  `nv` verbs (`show`, `action`) are skipped. Only what is applied counts: when the list runs
+  `nv config apply`, commands after the last one are pending, not in effect.
 
 Both become the tree of values NVUE would hold after the operations (nested mappings; the
 members of a collection are keys, an id-only member an empty mapping, as in the YAML), with
@@ -241,11 +242,13 @@ def _remove(tree: dict[str, Any], values: dict[str, Any]) -> None:
 
 
 def _from_commands(text: str, file: str) -> NvueConfig:
+    """Commands up to the last `nv config apply` when the list has one: what comes after it
+    is pending on the switch, not applied (a runbook that forgot the final apply)."""
     config = NvueConfig(file, commands=True)
-    for number, column, words in _commands(text, file):
+    commands = list(_commands(text, file))
+    applies = [i for i, (_, _, words) in enumerate(commands) if words[1:3] == ["config", "apply"]]
+    for number, column, words in commands[: applies[-1]] if applies else commands:
         where = (number, column)
-        if len(words) < 2:
-            raise InputError([Problem(file, number, column, "", "`nv` without a command")])
         if words[1] not in ("set", "unset"):
             continue  # nv config apply, nv show, nv action: nothing to read
         if len(words) < 3:
@@ -291,6 +294,8 @@ def _commands(text: str, file: str) -> Iterator[tuple[int, int, list[str]]]:
             raise InputError(
                 [Problem(file, number, column, "", f"not an `nv` command: {stripped[:60]!r}")]
             )
+        if len(words) < 2:
+            raise InputError([Problem(file, number, column, "", "`nv` without a command")])
         yield number, column, words
 
 
