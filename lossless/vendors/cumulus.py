@@ -53,6 +53,7 @@ from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.cumulus_parse import (  # noqa: F401  (this OS's parser)
     HASH_FIELDS,
+    PROFILE,
     parse,
     parse_config,
     parse_file,
@@ -61,7 +62,6 @@ from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
 
 TEMPLATE = "cumulus/startup.yaml.j2"
 EXTENSION = "yaml"
-PROFILE = "default-global"
 HASH_SEED_NOTE = "  # restarts switchd: every port resets"
 APPLY_HINT = (
     "apply on the switch: paste these lines, check `nv config diff`, then "
