@@ -147,28 +147,7 @@ def test_sonic_removes_stale_entries_of_our_ports(run, backups):
     assert entry["changes"] == [{"op": "remove", "path": "/QUEUE/Ethernet0|4"}]
 
 
-def test_cumulus(run, backups):
-    _edit(
-        backups / "leaf2.yaml",
-        ("max-threshold: 500000", "max-threshold: 3000000"),
-        (
-            "        roce-50m:\n          cable-length: 50\n          rx: enable\n"
-            "          switch-priority:\n            '3': {}\n",
-            "        roce-50m:\n          cable-length: 50\n          rx: enable\n"
-            "          switch-priority: {}\n",
-        ),
-        (
-            "        type: swp\n",
-            "        type: swp\n        ip:\n          address:\n            10.0.0.1/31: {}\n",
-        ),
-    )
-    entry = _diff(run, backups, "leaf2")
-    assert entry["kind"] == "nvue-commands"
-    assert entry["changes"] == [
-        "nv unset qos pfc roce-50m switch-priority",
-        "nv set qos congestion-control default-global traffic-class 3 max-threshold 500000",
-        "nv set qos pfc roce-50m switch-priority 3",
-    ]
+# Cumulus NVUE: tests/test_cumulus_diff.py
 
 
 def test_missing_backup_and_summary(run, backups):

@@ -248,46 +248,7 @@ TEXT_SEEDED = {
         "LL106",
         "mtu 9000",
     ),
-    # Cumulus NVUE: leaf2.yaml
-    ("cumulus", "pfc-priority-changed-on-one-end"): (
-        "leaf2.yaml",
-        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
-        "          switch-priority:\n            '3': {}",
-        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
-        "          switch-priority:\n            '4': {}",
-        "LL105",
-        "swp31:",
-    ),
-    ("cumulus", "ecn-max-above-pfc-trigger"): (
-        "leaf2.yaml",
-        "max-threshold: 500000",
-        "max-threshold: 900000000",
-        "LL112",
-        "swp31:",
-    ),
-    ("cumulus", "watchdog-removed"): (
-        "leaf2.yaml",
-        "profile: roce-50m\n          pfc-watchdog: {}\n",
-        "profile: roce-50m\n",
-        "LL114",
-        "swp31:",
-    ),
-    ("cumulus", "cnp-queue-made-lossless"): (
-        "leaf2.yaml",
-        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
-        "          switch-priority:\n            '3': {}",
-        "roce-50m:\n          cable-length: 50\n          rx: enable\n"
-        "          switch-priority:\n            '3': {}\n            '6': {}",
-        "LL121",
-        "swp31:",
-    ),
-    ("cumulus", "mtu-mismatch"): (
-        "leaf2.yaml",
-        "swp31:\n        description: fabric uplink\n        link:\n          mtu: 9100",
-        "swp31:\n        description: fabric uplink\n        link:\n          mtu: 9000",
-        "LL106",
-        "swp31:",
-    ),
+    # Cumulus NVUE: tests/test_cumulus_lint.py
     ("eos", "wred-drop-on-lossless-queue"): (
         "spine1.cfg",
         "max-mark-probability 100 weight 0\n",
@@ -303,13 +264,6 @@ TEXT_SEEDED = {
         "drop-probability 100 weight 0",
         "LL122",
         "random-detect minimum-threshold",
-    ),
-    ("cumulus", "wred-drop-on-lossless-queue"): (
-        "leaf2.yaml",
-        "red: disable",
-        "red: enable",
-        "LL122",
-        "swp31:",
     ),
     ("junos", "wred-drop-on-lossless-queue"): (
         "leaf4.conf",

@@ -77,7 +77,8 @@ def _no_driver(device: DevicePlan) -> LiveResult:
         + (
             " and push the JSON patch with `config apply-patch`"
             if device.os == "sonic"
-            else " and apply the NVUE YAML with `nv config apply`"
+            else " and merge the NVUE fragment with `nv config patch` (never `nv config "
+            "replace`), then `nv config apply --confirm`"
         ),
     )
 

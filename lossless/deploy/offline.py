@@ -25,6 +25,7 @@ class DeviceDiff:
     kind: str  # remediation, set-commands, json-patch, nvue-commands
     backup: str | None
     changes: list[Any] = field(default_factory=list)
+    apply: str = ""  # how to apply the changes on the switch (vendor APPLY_HINT), if told
 
     @property
     def status(self) -> str:
@@ -50,7 +51,9 @@ def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
     for device in plan.devices.values():
         vendor = vendor_for(device.os)
         backup = find_backup(folder, device.name, vendor.EXTENSION)
-        result = DeviceDiff(device.name, device.os, vendor.DIFF_KIND, None)
+        result = DeviceDiff(
+            device.name, device.os, vendor.DIFF_KIND, None, apply=getattr(vendor, "APPLY_HINT", "")
+        )
         if backup is not None:
             result.backup = str(backup)
             result.changes = diff_config(device.os, str(backup), render_device(device, plan))
@@ -74,6 +77,8 @@ def render_text(diffs: list[DeviceDiff]) -> str:
         changes = plural(len(item.changes), "change")
         lines.append(f"{item.device} ({item.os}, {item.kind}, {item.backup}): {changes}")
         lines += [f"    {c if isinstance(c, str) else json.dumps(c)}" for c in item.changes]
+        if item.changes and item.apply:
+            lines.append(f"    # {item.apply}")
     counts = summary(diffs)
     lines.append(
         f"summary: {counts['changed']} changed, {counts['unchanged']} unchanged, "
@@ -93,6 +98,7 @@ def render_json(diffs: list[DeviceDiff]) -> str:
                     "backup": d.backup,
                     "status": d.status,
                     "changes": d.changes,
+                    **({"apply": d.apply} if d.apply else {}),
                 }
                 for d in diffs
             ],

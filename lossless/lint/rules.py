@@ -456,16 +456,19 @@ def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan
 )
 def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Watchdog timers are sane: poll interval at most the detection and restoration times
-    (SONiC refuses otherwise), restoration at least detection, action drop (a warning)."""
+    (SONiC refuses otherwise), restoration at least detection, action drop (a warning). A
+    timer of 0 is one the config does not set (Cumulus restores after a quiet poll): not
+    judged."""
     wd = port.watchdog
     if not (port.lossless and wd and wd.enabled):
         return
-    if wd.poll_ms > min(wd.detection_ms, wd.restoration_ms):
+    timers = [t for t in (wd.detection_ms, wd.restoration_ms) if t]
+    if timers and wd.poll_ms > min(timers):
         yield (
             f"poll {wd.poll_ms} ms is longer than detection {wd.detection_ms} ms or "
             f"restoration {wd.restoration_ms} ms"
         )
-    if wd.restoration_ms < wd.detection_ms:
+    if wd.restoration_ms and wd.restoration_ms < wd.detection_ms:
         yield (
             "warning",
             f"restoration {wd.restoration_ms} ms is shorter than detection {wd.detection_ms} ms",

@@ -1,156 +1,175 @@
-"""NVIDIA Cumulus Linux 5.x: NVUE startup YAML, the document `nv config apply` takes
-(docs/reference/vendors.md section 4).
+"""NVIDIA Cumulus Linux 5.x: an NVUE configuration fragment (the YAML `nv config show -o yaml`
+prints), merged into the switch's configuration with `nv config patch` (docs/vendors/cumulus.md).
 
-Why YAML and not a list of `nv set` commands: the YAML is the whole intended state of what
-we own, applied in one transaction (`nv config patch`/`nv config apply`, with
-`--confirm` rollback), diffs cleanly in Git, and re-applying it changes nothing; a command
-list is a procedure whose result depends on what the switch had before.
+Why YAML and not a list of `nv set` commands: the YAML states the whole intended value of
+what lossless owns, merges in one transaction (`nv config patch FILE`, `nv config apply
+--confirm` with automatic rollback), diffs cleanly in Git, and re-applying it changes
+nothing. It is a fragment: `nv config replace` or copying it over /etc/nvue.d/startup.yaml
+would remove everything else the switch has (addresses, BGP, users). The `diff --running`
+output is `nv set`/`nv unset` commands that paste into a shell.
 
-`qos roce` mode lossless sets the RoCE defaults; the profiles below state the plan's values
-explicitly on top (maps, ETS, ECN, PFC per cable length, watchdog). Cumulus computes xoff/xon
-from the PFC profile's cable-length (NVIDIA's recommendation), so the plan's headroom bytes
-are not forced into port-buffer/xoff-threshold.
+Why each line is what it is (sources: CumulusNetworks/docs, cumulus-linux-514, pages named as
+in cumulus_defaults; NVUE command reference `nv list-commands` for the value ranges):
+* `qos roce mode lossless` (ROCE): RoCE pools, trust, LLDP app TLV and PFC/ECN defaults; the
+  profiles below state the plan's values on top (ROCE "Change RoCE Configuration").
+* `qos mapping default-global`: `trust l3` and all 64 DSCPs (QOS "Trust DSCP"): the default
+  map is DSCP // 8, which would put 24-31 in the no-drop class and 49-55 with CNP.
+* `qos egress-queue-mapping default-global`: all 8 switch priorities (QOS "Egress Queues";
+  NVUE supports only default-global); under `qos roce` the unlisted ones would go to TC 0.
+* `qos egress-scheduler default-global`: all 8 traffic classes, so none keeps the default
+  12/13 % share (QOS "Egress Scheduler"); a class the plan does not use gets DWRR 0 % (no
+  share; bw-percent takes 0-100, NVIDIA's own lossy-multi-tc profile has a DWRR-0% class),
+  which keeps the DWRR sum at the plan's (at most 100 %).
+* `qos congestion-control default-global` on the lossless traffic class: ECN on, RED off,
+  thresholds in bytes (QOS "Congestion Control"); one switch-wide profile, so the earliest-
+  marking of the ports' plans (vendors.common.earliest_ecn).
+* `qos pfc roce-<N>m` per cable length, bound per port: switch priorities, rx/tx, cable
+  length; Cumulus computes xoff/xon/port-buffer from it (QOS "PFC": NVIDIA recommends not
+  setting them), so the plan's headroom bytes are not forced.
+* `qos pfc-watchdog` polling-interval and robustness (detection = interval x robustness) and
+  `interface <swp> qos pfc-watchdog state enable` on each lossless port (QOS "PFC
+  Watchdog"; NVUE reference `nv set interface <interface-id> qos pfc-watchdog state`).
+* `interface <swp> link mtu/speed`, `description`, `type swp` (PORT).
+* `system forwarding hash-seed` (0-4294967295): the plan's per-switch seed, derived from the
+  switch name so it never changes between renders; changing it restarts switchd (every port
+  resets) (ECMP "Unique Hash Seed"). `system forwarding ecmp-hash`: every field on or off
+  (ECMP "ECMP Hashing"), so the defaults (IPv6 flow label on) do not leak in.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import math
+import re
+import shlex
+from functools import lru_cache
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.nodes import SequenceNode
 
-from lossless.inventory.yamlsource import parse_yaml_text
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
-from lossless.vendors.cumulus_parse import parse, parse_file  # noqa: F401  (this OS's parser)
+from lossless.vendors.cumulus_parse import (  # noqa: F401  (this OS's parser)
+    HASH_FIELDS,
+    PROFILE,
+    parse,
+    parse_config,
+    parse_file,
+)
+from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
 
 TEMPLATE = "cumulus/startup.yaml.j2"
 EXTENSION = "yaml"
-PROFILE = "default-global"
-HASH_FIELDS = {  # our field names -> NVUE `system forwarding ecmp-hash` keys
-    "src-ip": "source-ip",
-    "dst-ip": "destination-ip",
-    "ip-protocol": "ip-protocol",
-    "src-port": "source-port",
-    "dst-port": "destination-port",
-    "ipv6-flow-label": "ipv6-label",
-    "ingress-interface": "ingress-interface",
-    "inner-headers": "inner-ip-protocol",
-}
+HASH_SEED_NOTE = "  # restarts switchd: every port resets"
+APPLY_HINT = (
+    "apply on the switch: paste these lines, check `nv config diff`, then "
+    "`nv config apply --confirm` (rolls back unless confirmed); or copy the rendered fragment "
+    "and merge it with `nv config patch /absolute/path/FILE.yaml` then `nv config apply "
+    "--confirm`; never `nv config replace` (it would remove everything else)"
+)
 
 
 def pfc_profile_name(port: PortPlan) -> str:
     return f"roce-{whole_metres(port.cable_m or 0)}m"
 
 
-def nvue_set(device: DevicePlan) -> dict[str, Any]:
-    lossless = [p for p in device.ports.values() if p.lossless]
-    priorities: dict[str, dict] = {str(p): {} for p in device.lossless_priorities}
-    qos: dict[str, Any] = {
-        "roce": {"enable": "on", "mode": "lossless"},
-        "mapping": {
-            PROFILE: {
-                "trust": "l3",
-                "dscp": {
-                    str(d): {"switch-priority": tc}
-                    for d, tc in sorted(device.maps.dscp_to_tc.items())
-                    if tc != 0
-                },
-            }
-        },
-        "egress-queue-mapping": {
-            PROFILE: {
-                "switch-priority": {
-                    str(tc): {"traffic-class": device.maps.tc_to_queue[tc]}
-                    for tc in sorted({tc for tc in device.maps.dscp_to_tc.values()})
-                }
-            }
-        },
-        "egress-scheduler": {
-            PROFILE: {
-                "traffic-class": {
-                    str(q.queue): (
-                        {"mode": "strict"}
-                        if q.scheduler == "strict"
-                        else {"mode": "dwrr", "bw-percent": q.weight}
-                    )
-                    for q in device.queues
-                }
-            }
-        },
-        "pfc": {
-            name: {
-                "switch-priority": {p: {} for p in priorities},
-                "cable-length": whole_metres(ports[0].cable_m or 0),
-                "rx": "enable",
-                "tx": "enable",
-            }
-            for name, ports in group(lossless, pfc_profile_name).items()
-        },
-    }
-    ecn = earliest_ecn(lossless)
-    if ecn is not None:
-        qos["congestion-control"] = {
-            PROFILE: {
-                "traffic-class": {
-                    str(ecn.queue): {
-                        "ecn": "enable",
-                        "red": "disable",
-                        "min-threshold": ecn.min_bytes,
-                        "max-threshold": ecn.max_bytes,
-                        "probability": ecn.probability_percent,
-                    }
-                }
-            }
-        }
-    wd = device.watchdog
-    if wd.enabled:
-        # Cumulus detects a storm after `robustness` polls (docs/reference/vendors.md 4b).
-        qos["pfc-watchdog"] = {
-            "polling-interval": wd.poll_ms,
-            "robustness": max(1, math.ceil(wd.detection_ms / wd.poll_ms)),
-        }
-    interfaces: dict[str, Any] = {}
-    for port in device.ports.values():
-        entry: dict[str, Any] = {
-            "type": "swp",
-            "link": {"mtu": port.mtu, "speed": format_speed(port.speed_mbps)},
-        }
-        if port.description or port.peer:
-            entry["description"] = port.description or f"peer {port.peer}"
-        if port.lossless:
-            entry["qos"] = {"pfc": {"profile": pfc_profile_name(port)}}
-            if port.watchdog and port.watchdog.enabled:
-                entry["qos"]["pfc-watchdog"] = {}
-        interfaces[port.name] = entry
-    ecmp = device.ecmp
-    forwarding = {
-        "hash-seed": ecmp.seed,
-        "ecmp-hash": {
-            nvue: ("on" if ours in ecmp.hash_fields else "off")
-            for ours, nvue in HASH_FIELDS.items()
-        },
-    }
-    return {"interface": interfaces, "qos": qos, "system": {"forwarding": forwarding}}
+# Strings YAML keeps plain: a letter first, then words of letters, digits and `_./-`, with
+# single `:` inside words and single spaces between them (so no `: ` and no ` #`); the
+# words YAML would read as booleans or null are quoted instead.
+_PLAIN = re.compile(r"[A-Za-z_][\w./-]*(?::[\w./-]+)*(?: [\w./-]+(?::[\w./-]+)*)*", re.ASCII)
+_NOT_PLAIN = {"true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"}
+
+
+def yaml_text(value: str) -> str:
+    """A string as ruamel.yaml writes it (plain when it can be, else quoted), so the
+    template prints exactly what ruamel.yaml would dump for the same data."""
+    if _PLAIN.fullmatch(value) and value not in _NOT_PLAIN:
+        return value
+    return _emitted(value)
+
+
+@lru_cache(maxsize=4096)
+def _emitted(value: str) -> str:
+    stream = io.StringIO()
+    dumper = YAML(typ="safe", pure=True)
+    dumper.default_flow_style = False
+    dumper.width = 1 << 20  # one line whatever its length
+    dumper.dump({"k": value}, stream)
+    text = stream.getvalue()[3:].rstrip("\n")
+    if "\n" in text:  # a value with line breaks: one line, escaped, still valid YAML
+        return json.dumps(value)
+    return text
 
 
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    yaml.width = 200
-    stream = io.StringIO()
-    yaml.dump([{"set": nvue_set(device)}], stream)
-    return {"nvue_yaml": stream.getvalue().rstrip("\n")}
+    lossless = [p for p in device.ports.values() if p.lossless]
+    planned = {q.queue: q for q in device.queues}
+    ecn = earliest_ecn(lossless)
+    watchdog = device.watchdog
+    return {
+        "device": device.name,
+        "interfaces": [
+            {
+                "name": yaml_text(port.name),
+                "description": yaml_text(port.description or f"peer {port.peer}")
+                if port.description or port.peer
+                else None,
+                "mtu": port.mtu,
+                "speed": yaml_text(format_speed(port.speed_mbps)),
+                "pfc_profile": yaml_text(pfc_profile_name(port)) if port.lossless else None,
+                "watchdog": bool(port.lossless and port.watchdog and port.watchdog.enabled),
+            }
+            for port in device.ports.values()
+        ],
+        "dscp_map": sorted(device.maps.dscp_to_tc.items()),
+        "sp_to_tc": [(sp, device.maps.tc_to_queue[sp]) for sp in range(8)],
+        "scheduler": [
+            ("strict", None)
+            if tc in planned and planned[tc].scheduler == "strict"
+            else ("dwrr", planned[tc].weight if tc in planned else 0)
+            for tc in range(8)
+        ],
+        "ecn": ecn,
+        "pfc_profiles": [
+            {
+                "name": yaml_text(name),
+                "cable_m": whole_metres(ports[0].cable_m or 0),
+                "priorities": device.lossless_priorities,
+            }
+            for name, ports in group(lossless, pfc_profile_name).items()
+        ],
+        "watchdog": {
+            "poll_ms": watchdog.poll_ms,
+            # Cumulus declares a storm after `robustness` polls (QOS "PFC Watchdog").
+            "robustness": max(1, math.ceil(watchdog.detection_ms / watchdog.poll_ms)),
+        }
+        if watchdog.enabled
+        else None,
+        "hash_seed": device.ecmp.seed,
+        "ecmp_hash": [
+            (key, "on" if ours in device.ecmp.hash_fields else "off")
+            for ours, keys in HASH_FIELDS.items()
+            for key in keys
+        ],
+    }
 
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
-    """What NVUE YAML says about a device (compared on for round trip and drift)."""
+    """What the NVUE fragment says about a device (compared for round trip and drift)."""
     return expressed_facts(
         device,
-        ("speed_mbps", "mtu", "lossless", "pfc_priorities", "cable_m", "ecn", "watchdog_enabled"),
+        (
+            "speed_mbps",
+            "mtu",
+            "lossless",
+            "pfc_priorities",
+            "cable_m",
+            "ecn",
+            "watchdog_enabled",
+            "wred_drop_queues",
+        ),
         (
             "dscp_to_tc",
             "tc_to_queue",
@@ -161,72 +180,110 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "watchdog_poll_ms",
             "ecmp_seed",
             "ecmp_udp_source_port",
+            "ecmp_hash_fields",
         ),
     )
 
 
 # Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
 NOT_EXPRESSED = {
-    "ecmp.hash_offset": "NVUE has no hash offset",
-    "ecmp.resilient": "NVUE resilient hashing not rendered yet",
-    "headroom.bytes": "Cumulus sizes PFC headroom from the port's cable-length",
+    "ecmp.hash_offset": (
+        "NVUE has no hash offset: `system forwarding` has only hash-seed and ecmp-hash fields "
+        "(Cumulus Linux 5.14, Equal Cost Multipath Load Sharing)"
+    ),
+    "ecmp.resilient": (
+        'NVUE has no resilient-hashing setting: "Cumulus Linux does not provide NVUE commands '
+        'for this setting"; it is resilient_hash_enable in /etc/cumulus/datapath/traffic.conf '
+        "with a switchd restart (Cumulus Linux 5.14, Equal Cost Multipath Load Sharing, "
+        "Resilient Hashing)"
+    ),
+    "pfc_watchdog.timers": (
+        "NVUE sets the polling interval and robustness (detection = interval x robustness); "
+        "restoration is not configurable: PFC is restored after the first polling interval "
+        "without pause frames (Cumulus Linux 5.14, Quality of Service, PFC Watchdog)"
+    ),
+    "headroom.bytes": (
+        "Cumulus sizes PFC headroom from the PFC profile's cable-length; NVIDIA recommends not "
+        "setting xoff/xon/port-buffer (Cumulus Linux 5.14, Quality of Service, PFC)"
+    ),
 }
+
+# -- offline diff (`lossless diff --running`) ---------------------------------------------------
 
 DIFF_KIND = "nvue-commands"
 
 
-def _leaves(tree: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
-    """Every leaf of an NVUE tree by path; an empty mapping is a leaf (`pfc-watchdog: {}`)."""
+def _leaves(tree: Any, path: Path = ()) -> dict[Path, Any]:
+    """Every leaf of an NVUE tree by path; an empty mapping is a leaf (`'3': {}`). Values are
+    compared as text: YAML says `mtu: 9100`, a command list `link mtu 9100`."""
     if isinstance(tree, dict) and tree:
-        leaves: dict[tuple[str, ...], Any] = {}
+        leaves: dict[Path, Any] = {}
         for key, value in tree.items():
             leaves.update(_leaves(value, (*path, str(key))))
         return leaves
-    return {path: tree}
+    if isinstance(tree, bool):
+        return {path: "on" if tree else "off"}
+    return {path: tree if isinstance(tree, dict) or tree is None else str(tree)}
 
 
-def _owned(path: tuple[str, ...], interfaces: set[str]) -> bool:
-    if path[:1] == ("qos",):
-        return True
-    if path[:1] == ("interface",) and len(path) > 2 and path[1] in interfaces:
-        return path[2] in ("qos", "description") or path[2:4] in (
-            ("link", "mtu"),
-            ("link", "speed"),
-        )
-    return path[:3] in (
+def _owned_prefixes(intended: NvueConfig) -> list[Path]:
+    """What lossless owns on the switch: the QoS objects and values it renders, the QoS,
+    description, MTU and speed of its ports, and the ECMP seed and fields. Everything else
+    (other profiles, traffic pools, lossy ECN classes, addresses, BGP) is the switch's."""
+    qos = intended.mapping(("qos",))
+    owned: list[Path] = [
+        ("qos", "roce"),
+        ("qos", "mapping", PROFILE, "trust"),
+        ("qos", "mapping", PROFILE, "dscp"),
+        ("qos", "egress-queue-mapping", PROFILE),
+        ("qos", "egress-scheduler", PROFILE),
+        ("qos", "pfc-watchdog"),
         ("system", "forwarding", "hash-seed"),
         ("system", "forwarding", "ecmp-hash"),
-    )
+    ]
+    owned += [("qos", "pfc", name) for name in qos.get("pfc", {})]
+    congestion = ("qos", "congestion-control", PROFILE, "traffic-class")
+    owned += [(*congestion, tc) for tc in intended.mapping(congestion)]
+    for name in intended.mapping(("interface",)):
+        port = ("interface", name)
+        owned += [(*port, "description"), (*port, "link", "mtu"), (*port, "link", "speed")]
+        owned.append((*port, "qos"))
+    return owned
 
 
-def _set_tree(text: str) -> dict[str, Any]:
-    # The guarded loader of inventories: a running config is untrusted (alias bombs, tags).
-    loaded = parse_yaml_text(text, "running config", top=SequenceNode).data
-    tree: dict[str, Any] = {}
-    for operation in loaded:
-        if isinstance(operation, dict) and isinstance(operation.get("set"), dict):
-            tree = operation["set"]
-    return tree
-
-
-def _command(verb: str, path: tuple[str, ...], value: Any = None) -> str:
-    words = [verb, *path]
+def _command(verb: str, path: Path, value: Any = None) -> str:
+    """One `nv` command, each word shell-quoted so the line pastes as it is."""
+    words = ["nv", verb, *path]
     if value is not None and value != {}:
         words.append(str(value))
-    return " ".join(words)
+    line = " ".join(shlex.quote(word) for word in words)
+    if path == ("system", "forwarding", "hash-seed"):
+        line += HASH_SEED_NOTE
+    return line
 
 
-def diff(running: str, intended: str) -> list[str]:
-    """`nv set` / `nv unset` commands from a running NVUE config (`nv config show -o yaml`) to
-    the intended one, over what lossless owns: all of qos, the qos, description, MTU and speed
-    of our interfaces, and the ECMP hash seed and fields."""
-    intended_leaves = _leaves(_set_tree(intended))
-    interfaces = {path[1] for path in intended_leaves if path[:1] == ("interface",)}
-    wanted = {p: v for p, v in intended_leaves.items() if _owned(p, interfaces)}
-    have = {p: v for p, v in _leaves(_set_tree(running)).items() if _owned(p, interfaces)}
-    commands = [_command("nv unset", path) for path in sorted(have) if path not in wanted]
+def diff(running: str, intended: str, running_file: str = "running") -> list[str]:
+    """`nv unset` / `nv set` commands taking a running NVUE config (YAML or a command list,
+    read like any config: bad shapes are bad input) to the intended fragment, over what
+    lossless owns; nothing the switch owns is ever unset."""
+    want_config = read_nvue(intended, "intended")
+    have_config = read_nvue(running, running_file)
+    parse_config(have_config, "running")  # what it says must have NVUE's shapes
+    owned = _owned_prefixes(want_config)
+
+    def ours(path: Path) -> bool:
+        return any(path[: len(prefix)] == prefix for prefix in owned)
+
+    wanted = {p: v for p, v in _leaves(want_config.tree).items() if ours(p)}
+    have = {p: v for p, v in _leaves(have_config.tree).items() if ours(p)}
+    parents = {path[:depth] for path in wanted for depth in range(1, len(path))}
+    commands = [
+        _command("unset", path)
+        for path in sorted(have)
+        if path not in wanted and not (have[path] == {} and path in parents)
+    ]
     commands += [
-        _command("nv set", path, value)
+        _command("set", path, value)
         for path, value in wanted.items()
         if have.get(path, object()) != value
     ]

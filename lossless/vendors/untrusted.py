@@ -11,6 +11,7 @@ that know better raise InputError with the real line themselves; that passes thr
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -117,6 +118,10 @@ def diff_config(os_name: str, running_path: str, intended: str) -> list[Any]:
     running = read_config(running_path)
     try:
         with unreadable_is_bad_input(running_path, os_name):
-            return vendor_for(os_name).diff(running, intended)
+            diff = vendor_for(os_name).diff
+            # A vendor whose diff reads the backup with line marks takes its file name.
+            if "running_file" in inspect.signature(diff).parameters:
+                return diff(running, intended, running_file=running_path)
+            return diff(running, intended)
     except InputError as error:
         raise InputError([replace(p, file=running_path) for p in error.problems]) from None
