@@ -61,7 +61,7 @@ def test_unchanged_backup_proposes_nothing(run, backups):
 def test_changed_threshold_and_removed_priority_unrelated_address_untouched(run, backups):
     _edit(
         backups / "leaf2.yaml",
-        ("max-threshold: 1500000", "max-threshold: 3000000"),
+        ("max-threshold: 500000", "max-threshold: 3000000"),
         (
             "        roce-50m:\n          cable-length: 50\n          rx: enable\n"
             "          switch-priority:\n            '3': {}\n",
@@ -74,7 +74,7 @@ def test_changed_threshold_and_removed_priority_unrelated_address_untouched(run,
         ),
     )
     assert _diff(run, backups)["changes"] == [
-        "nv set qos congestion-control default-global traffic-class 3 max-threshold 1500000",
+        "nv set qos congestion-control default-global traffic-class 3 max-threshold 500000",
         "nv set qos pfc roce-50m switch-priority 3",
     ]
 

@@ -82,7 +82,7 @@ SEEDED = {
         ("switch-priority:", "roce-50m:"),
     ),
     "ecn-max-above-pfc-trigger": (
-        "max-threshold: 1500000",
+        "max-threshold: 500000",
         "max-threshold: 900000000",
         "LL112",
         ("'3':", "congestion-control:"),
@@ -141,13 +141,6 @@ REMOVALS_THAT_CHANGE_NOTHING = {
     # the default DSCP // 8 map already puts 26 in priority 3 and 48 in 6
     "dscp-26-line": "            '26':\n              switch-priority: 3\n",
     "dscp-48-line": "            '48':\n              switch-priority: 6\n",
-    # the roce preset's ECN on traffic class 3 is the plan's (150000-1500000 bytes, 100 %)
-    "ecn-override": (
-        "      congestion-control:\n        default-global:\n          traffic-class:\n"
-        "            '3':\n              ecn: enable\n              max-threshold: 1500000\n"
-        "              min-threshold: 150000\n              probability: 100\n"
-        "              red: disable\n"
-    ),
     # the roce preset makes traffic class 6 strict
     "cnp-strict-line": "            '6':\n              mode: strict\n",
 }
@@ -165,6 +158,19 @@ def test_removing_a_line_that_states_the_default_finds_nothing(run, configs, rem
     result = run("lint", LAB, "--configs", str(configs))
     assert result.code == 0, result.out
     assert not _findings(result.out, path), result.out
+
+
+def test_removing_the_ecn_override_leaves_the_preset_s_ecn_which_is_drift(run, configs):
+    """The roce preset marks at 150000-1500000 B; the lab plans 500000 B (issue 10: the PFC
+    trigger at the SN4700's real port count): without the override the switch marks too late."""
+    path = configs / "leaf2.yaml"
+    text = path.read_text()
+    old = "              max-threshold: 500000\n"
+    assert old in text
+    path.write_text(text.replace(old, "", 1))
+    result = run("lint", LAB, "--configs", str(configs))
+    assert result.code == 1
+    assert "ECN: queue 3: min 150000 max 1500000 B, 100% in the config" in result.out
 
 
 def test_the_partial_dscp_map_of_the_old_output_is_drift(run, configs):

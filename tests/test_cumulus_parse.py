@@ -50,6 +50,7 @@ def test_a_command_list_reads_like_the_yaml_it_stands_for(lab):
         nv set interface swp31 qos pfc profile roce-50m
         nv set interface swp32 qos pfc profile roce-55m
         nv set interface swp1-2,swp31-32 qos pfc-watchdog state enable
+        nv set qos congestion-control default-global traffic-class 3 max-threshold 500000
         nv set qos mapping default-global trust l3
         nv set qos mapping default-global dscp 0-25,27-47,49-63 switch-priority 0
         nv set qos mapping default-global dscp 26 switch-priority 3

@@ -133,7 +133,7 @@ def test_every_dscp_maps_exactly_the_plans_dscps_to_the_lossless_and_cnp_classes
 def test_another_os_config_is_not_a_junos_config(run, name):
     result = run("lint", "--config", str(GOLDEN / name), "--os", "junos")
     assert result.code == 2
-    assert f"{GOLDEN / name}:1:1: this is not a Junos config" in result.err + result.out
+    assert f"{GOLDEN / name}:" in result.err and "this is not a Junos config" in result.err
     assert "Traceback" not in result.err
 
 
