@@ -148,6 +148,7 @@ class Server:
     nics: dict[str, Nic]
     where: Location
     description: str = ""
+    forwards: bool = False  # routes between its NICs: a hop of the fabric
 
 
 @dataclass(frozen=True, order=True)

@@ -313,6 +313,7 @@ class _Resolver:
                     nics={nic.name: nic for nic in nics_template},
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
+                    forwards=spec.get("forwards", False),
                 )
         return servers
 

@@ -522,3 +522,6 @@ def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
         _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message)
         for port, device in ((port_a, device_a), (port_b, device_b))
     ]
+
+
+from lossless.lint import deadlock_rules  # noqa: E402, F401  (registers LL130-LL132)

@@ -214,5 +214,6 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         links=links,
         nics=nics,
         lint_ignore=dict(inventory.lint_ignore),
+        forwarding_servers={s.name: str(s.where) for s in inventory.servers.values() if s.forwards},
         derivations=dict(sorted(planner.derivations.items())),
     )
