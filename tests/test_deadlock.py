@@ -1,4 +1,4 @@
-"""PFC deadlock check (LL130-LL132): cyclic buffer dependencies over the topology, as
+"""PFC deadlock check (LL140-LL142): cyclic buffer dependencies over the topology, as
 written and under every single link failure, with the cycle named port by port."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from lossless.planner.deadlock import Channel, Topology, _analyse, check_deadloc
 from lossless.planner.fabric import plan_fabric
 
 LAB = (INVENTORIES / "lab.yaml").read_text()
-DEADLOCK_RULES = ("LL130", "LL131", "LL132")
+DEADLOCK_RULES = ("LL140", "LL141", "LL142")
 
 
 def _lint(run, path, *extra):
-    return run("lint", str(path), "--select", "LL13", *extra)
+    return run("lint", str(path), "--select", "LL14", *extra)
 
 
 @pytest.mark.parametrize("inventory", ["lab.yaml", "pod-2048.yaml"])
@@ -51,12 +51,12 @@ def test_a_server_that_forwards_closes_a_named_cycle(run, write):
     result = _lint(run, path)
     assert result.code == 1
     assert (
-        f"{path}:101:5: error LL130 [pfc-deadlock-cycle] cyclic buffer dependency (PFC deadlock) "
+        f"{path}:101:5: error LL140 [pfc-deadlock-cycle] cyclic buffer dependency (PFC deadlock) "
         "on gpu01:eth0 -> leaf1:Ethernet0 | leaf1:Ethernet248 -> spine1:Ethernet1/1 | "
         "spine1:Ethernet2/1 -> leaf2:swp31 | leaf2:swp1 -> gpu01:eth1"
     ) in result.out
-    assert "LL132" in result.out and "bounces at gpu01" in result.out
-    assert "LL131" not in result.out  # fix the cycle as written first: one cause, one finding
+    assert "LL142" in result.out and "bounces at gpu01" in result.out
+    assert "LL141" not in result.out  # fix the cycle as written first: one cause, one finding
 
 
 def _with_links(extra_ports: dict[str, str], links: list[str]) -> str:
@@ -93,7 +93,7 @@ def test_leaf_to_leaf_links_in_a_ring_close_a_named_cycle(run, write):
     result = _lint(run, write(ring, "ring.yaml"))
     assert result.code == 1
     assert (
-        "LL130 [pfc-deadlock-cycle] cyclic buffer dependency (PFC deadlock) on "
+        "LL140 [pfc-deadlock-cycle] cyclic buffer dependency (PFC deadlock) on "
         "leaf1:Ethernet20 -> leaf2:swp20 | leaf2:swp21 -> leaf3:Ethernet1/20 | "
         "leaf3:Ethernet1/21 -> leaf4:et-0/0/20 | leaf4:et-0/0/21 -> leaf1:Ethernet24"
     ) in result.out
@@ -109,7 +109,7 @@ def test_a_leaf_to_leaf_chain_bounces_without_a_cycle(run, write):
     )
     result = _lint(run, write(chain, "chain.yaml"))
     assert result.code == 0  # a warning
-    assert "warning LL132 [lossless-bounce] leaf2: lossless traffic bounces at leaf2:" in result.out
+    assert "warning LL142 [lossless-bounce] leaf2: lossless traffic bounces at leaf2:" in result.out
     assert "leaf1:Ethernet20 -> leaf2:swp20 | leaf2:swp21 -> leaf3:Ethernet1/20" in result.out
 
 
@@ -121,9 +121,9 @@ def test_a_single_link_failure_that_creates_a_cycle_is_reported(run, write):
     path = write(text, "single-homed.yaml")
     result = _lint(run, path)
     assert result.code == 1
-    assert "LL130" not in result.out  # fine with every link up
+    assert "LL140" not in result.out  # fine with every link up
     assert (
-        f"{path}:101:5: error LL131 [pfc-deadlock-after-failure] with leaf1:Ethernet248 - "
+        f"{path}:101:5: error LL141 [pfc-deadlock-after-failure] with leaf1:Ethernet248 - "
         "spine1:Ethernet1/1 down, cyclic buffer dependency (PFC deadlock) on "
         "leaf2:swp31 -> spine1:Ethernet2/1 | spine1:Ethernet3/1 -> leaf3:Ethernet1/31 | "
         "leaf3:Ethernet1/32 -> spine2:Ethernet8 | spine2:Ethernet4 -> leaf2:swp32"
@@ -133,11 +133,11 @@ def test_a_single_link_failure_that_creates_a_cycle_is_reported(run, write):
 def test_deadlock_findings_in_every_output_format(run, write):
     path = _forwarding_server(write)
     records = json.loads(_lint(run, path, "--format", "json").out)
-    assert {r["rule"] for r in records} == {"LL130", "LL132"}
+    assert {r["rule"] for r in records} == {"LL140", "LL142"}
     sarif = json.loads(_lint(run, path, "--format", "sarif").out)
-    assert "LL130" in {r["ruleId"] for r in sarif["runs"][0]["results"]}
-    assert "title=LL130 pfc-deadlock-cycle" in _lint(run, path, "--format", "github").out
-    assert 'type="LL130"' in _lint(run, path, "--format", "junit").out
+    assert "LL140" in {r["ruleId"] for r in sarif["runs"][0]["results"]}
+    assert "title=LL140 pfc-deadlock-cycle" in _lint(run, path, "--format", "github").out
+    assert 'type="LL140"' in _lint(run, path, "--format", "junit").out
 
 
 def test_lossy_links_carry_no_dependency():

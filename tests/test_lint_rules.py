@@ -158,7 +158,7 @@ CASES = {
 
 
 def test_every_rule_has_a_case():
-    topology = {"LL130", "LL131", "LL132"}  # need topologies of their own: test_deadlock.py
+    topology = {"LL140", "LL141", "LL142"}  # need topologies of their own: test_deadlock.py
     assert set(CASES) | topology == {r.id for r in RULES.values() if r.scope != "config"}
 
 

@@ -1,4 +1,4 @@
-"""PFC deadlock rules (LL130-LL132) over the fabric's topology; the analysis is
+"""PFC deadlock rules (LL140-LL142) over the fabric's topology; the analysis is
 lossless/planner/deadlock.py (routing model, why a Clos is safe, what breaks it)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _path(channels: list[Channel]) -> str:
     return " | ".join(str(c) for c in channels)
 
 
-@rule("LL130", "pfc-deadlock-cycle", "error", "fabric", SOURCE)
+@rule("LL140", "pfc-deadlock-cycle", "error", "fabric", SOURCE)
 def pfc_deadlock_cycle(fabric: FabricPlan):
     """The lossless class has no cyclic buffer dependency with every link up: with PFC on
     every hop of a cycle, the switches on it can pause each other forever (PFC deadlock).
@@ -34,13 +34,13 @@ def pfc_deadlock_cycle(fabric: FabricPlan):
         if finding.kind == "cycle":
             yield Finding(
                 finding.path[0].source,
-                "LL130",
+                "LL140",
                 "error",
                 f"cyclic buffer dependency (PFC deadlock) on {_path(finding.path)}",
             )
 
 
-@rule("LL131", "pfc-deadlock-after-failure", "error", "fabric", SOURCE)
+@rule("LL141", "pfc-deadlock-after-failure", "error", "fabric", SOURCE)
 def pfc_deadlock_after_failure(fabric: FabricPlan):
     """No single link failure creates a cyclic buffer dependency: when a link goes down,
     routes that bounce (down to a leaf and up again) can close a cycle that was not there."""
@@ -49,7 +49,7 @@ def pfc_deadlock_after_failure(fabric: FabricPlan):
             failed = finding.failed
             yield Finding(
                 failed.source,
-                "LL131",
+                "LL141",
                 "error",
                 f"with {failed.sender}:{failed.sender_port} - "
                 f"{failed.receiver}:{failed.receiver_port} down, cyclic buffer dependency "
@@ -57,7 +57,7 @@ def pfc_deadlock_after_failure(fabric: FabricPlan):
             )
 
 
-@rule("LL132", "lossless-bounce", "warning", "fabric", SOURCE)
+@rule("LL142", "lossless-bounce", "warning", "fabric", SOURCE)
 def lossless_bounce(fabric: FabricPlan):
     """Lossless routes go up and then down (valley-free). A route that comes down to a
     router and goes up again, or crosses a link between two routers of the same tier,
@@ -72,7 +72,7 @@ def lossless_bounce(fabric: FabricPlan):
         more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
         yield Finding(
             first[0].source,
-            "LL132",
+            "LL142",
             "warning",
             f"lossless traffic bounces at {router}: {_path(first)}{more}",
             router if router in fabric.devices else None,

@@ -524,4 +524,4 @@ def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
     ]
 
 
-from lossless.lint import deadlock_rules  # noqa: E402, F401  (registers LL130-LL132)
+from lossless.lint import deadlock_rules  # noqa: E402, F401  (registers LL140-LL142)
