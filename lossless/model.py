@@ -186,6 +186,7 @@ class Server:
     where: Location
     description: str = ""
     host: dict[str, Any] = field(default_factory=dict)  # host settings for all its NICs
+    forwards: bool = False  # routes between its NICs: a hop of the fabric
 
 
 @dataclass(frozen=True, order=True)

@@ -272,6 +272,8 @@ class FabricPlan:
     devices: dict[str, DevicePlan]
     links: list[LinkPlan]
     nics: dict[str, NicPlan] = field(default_factory=dict)  # "server:nic"
+    # servers that route between their NICs (hops of the fabric) -> where they are defined
+    forwarding_servers: dict[str, str] = field(default_factory=dict)
     lint_ignore: dict[str, str] = field(default_factory=dict)
     _cables: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 

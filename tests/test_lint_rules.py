@@ -194,7 +194,8 @@ CASES = {
 
 
 def test_every_rule_has_a_case():
-    assert set(CASES) == {r.id for r in RULES.values() if r.scope != "config"}
+    topology = {"LL140", "LL141", "LL142"}  # need topologies of their own: test_deadlock.py
+    assert set(CASES) | topology == {r.id for r in RULES.values() if r.scope != "config"}
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))

@@ -421,6 +421,7 @@ class _Resolver:
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
                     host=dict(spec.get("host", {})),
+                    forwards=spec.get("forwards", False),
                 )
         return servers
 

@@ -579,4 +579,6 @@ def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
     ]
 
 
-from lossless.lint import host_rules  # noqa: E402, F401  (registers the host rules)
+# Rules kept in modules of their own register on import: LL109 and LL130-LL135 (hosts),
+# LL140-LL142 (PFC deadlock).
+from lossless.lint import deadlock_rules, host_rules  # noqa: E402, F401

@@ -1,0 +1,156 @@
+"""PFC deadlock check (LL140-LL142): cyclic buffer dependencies over the topology, as
+written and under every single link failure, with the cycle named port by port."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import INVENTORIES
+
+from lossless.inventory import load_inventory
+from lossless.planner.deadlock import Channel, Topology, _analyse, check_deadlock
+from lossless.planner.fabric import plan_fabric
+
+LAB = (INVENTORIES / "lab.yaml").read_text()
+DEADLOCK_RULES = ("LL140", "LL141", "LL142")
+
+
+def _line_of(path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def _lint(run, path, *extra):
+    return run("lint", str(path), "--select", "LL14", *extra)
+
+
+@pytest.mark.parametrize("inventory", ["lab.yaml", "pod-2048.yaml"])
+def test_a_clos_passes_as_written_and_under_every_single_failure(inventory):
+    report = check_deadlock(plan_fabric(load_inventory(INVENTORIES / inventory)))
+    assert report.findings == []
+    assert report.failures_checked >= 1
+
+
+def test_the_lab_checks_each_of_its_links_down(run):
+    report = check_deadlock(plan_fabric(load_inventory(INVENTORIES / "lab.yaml")))
+    assert report.links == 8 and report.failures_checked == 8
+    assert _lint(run, INVENTORIES / "lab.yaml").code == 0
+
+
+def _forwarding_server(write):
+    nics = '    nics: {"eth[0:1]": {speed: 400G, model: ConnectX-7, mtu: 9000}}\n'
+    old = "  gpu[01:02]:  # NVIDIA ConnectX-7; host settings inherited from the leaf ports\n"
+    assert old + nics in LAB
+    text = LAB.replace(old + nics, f"  gpu01:\n    forwards: true\n{nics}  gpu02:\n{nics}")
+    return write(text, "forwarding.yaml")
+
+
+def test_a_server_that_forwards_closes_a_named_cycle(run, write):
+    """gpu01 routes between its NICs on leaf1 and leaf2: leaf1 -> gpu01 -> leaf2 ties with
+    leaf1 -> spine -> leaf2, and traffic to gpu01 comes down the spines: the dependency chain
+    closes through both leaves and spine1."""
+    path = _forwarding_server(write)
+    result = _lint(run, path)
+    assert result.code == 1
+    line = _line_of(path, 'a: "leaf1:Ethernet[0:4:4]"')
+    assert (
+        f"{path}:{line}:5: error LL140 [pfc-deadlock-cycle] cyclic buffer dependency "
+        "(PFC deadlock) "
+        "on gpu01:eth0 -> leaf1:Ethernet0 | leaf1:Ethernet248 -> spine1:Ethernet1/1 | "
+        "spine1:Ethernet2/1 -> leaf2:swp31 | leaf2:swp1 -> gpu01:eth1"
+    ) in result.out
+    assert "LL142" in result.out and "bounces at gpu01" in result.out
+    assert "LL141" not in result.out  # fix the cycle as written first: one cause, one finding
+
+
+def _with_links(extra_ports: dict[str, str], links: list[str]) -> str:
+    """The lab with more ports on some devices and more links."""
+    anchors = {
+        "leaf1": "      Ethernet[248:252:4]: {profile: uplink-400g}",
+        "leaf2": "      swp[31:32]: {profile: uplink-400g}",
+        "leaf3": "      Ethernet1/[31:32]: {profile: uplink-400g}",
+        "leaf4": "      et-0/0/[30:31]: {profile: uplink-400g}",
+    }
+    text = LAB
+    for device, port in extra_ports.items():
+        text = text.replace(
+            anchors[device], f"{anchors[device]}\n      {port}: {{profile: uplink-400g}}"
+        )
+    return text.rstrip() + "\n" + "\n".join(f"  - {link}" for link in links) + "\n"
+
+
+def test_leaf_to_leaf_links_in_a_ring_close_a_named_cycle(run, write):
+    ring = _with_links(
+        {
+            "leaf1": "Ethernet[20:24:4]",
+            "leaf2": "swp[20:21]",
+            "leaf3": "Ethernet1/[20:21]",
+            "leaf4": "et-0/0/[20:21]",
+        },
+        [
+            "{a: leaf1:Ethernet20, b: leaf2:swp20, cable_m: 3}",
+            "{a: leaf2:swp21, b: leaf3:Ethernet1/20, cable_m: 3}",
+            "{a: leaf3:Ethernet1/21, b: leaf4:et-0/0/20, cable_m: 3}",
+            "{a: leaf4:et-0/0/21, b: leaf1:Ethernet24, cable_m: 3}",
+        ],
+    )
+    result = _lint(run, write(ring, "ring.yaml"))
+    assert result.code == 1
+    assert (
+        "LL140 [pfc-deadlock-cycle] cyclic buffer dependency (PFC deadlock) on "
+        "leaf1:Ethernet20 -> leaf2:swp20 | leaf2:swp21 -> leaf3:Ethernet1/20 | "
+        "leaf3:Ethernet1/21 -> leaf4:et-0/0/20 | leaf4:et-0/0/21 -> leaf1:Ethernet24"
+    ) in result.out
+
+
+def test_a_leaf_to_leaf_chain_bounces_without_a_cycle(run, write):
+    chain = _with_links(
+        {"leaf1": "Ethernet20", "leaf2": "swp[20:21]", "leaf3": "Ethernet1/20"},
+        [
+            "{a: leaf1:Ethernet20, b: leaf2:swp20, cable_m: 3}",
+            "{a: leaf2:swp21, b: leaf3:Ethernet1/20, cable_m: 3}",
+        ],
+    )
+    result = _lint(run, write(chain, "chain.yaml"))
+    assert result.code == 0  # a warning
+    assert "warning LL142 [lossless-bounce] leaf2: lossless traffic bounces at leaf2:" in result.out
+    assert "leaf1:Ethernet20 -> leaf2:swp20 | leaf2:swp21 -> leaf3:Ethernet1/20" in result.out
+
+
+def test_a_single_link_failure_that_creates_a_cycle_is_reported(run, write):
+    """leaf4 has one uplink (to spine1). When leaf1 loses its spine1 uplink, leaf1 and leaf4
+    share no spine: their traffic comes down to leaf2 or leaf3 and goes up again, and the
+    two bouncing directions close a cycle."""
+    text = LAB.replace("  - {a: leaf4:et-0/0/31, b: spine2:Ethernet12, cable_m: 90}\n", "")
+    path = write(text, "single-homed.yaml")
+    line = _line_of(path, "a: leaf1:Ethernet248")
+    result = _lint(run, path)
+    assert result.code == 1
+    assert "LL140" not in result.out  # fine with every link up
+    assert (
+        f"{path}:{line}:5: error LL141 [pfc-deadlock-after-failure] with leaf1:Ethernet248 - "
+        "spine1:Ethernet1/1 down, cyclic buffer dependency (PFC deadlock) on "
+        "leaf2:swp31 -> spine1:Ethernet2/1 | spine1:Ethernet3/1 -> leaf3:Ethernet1/31 | "
+        "leaf3:Ethernet1/32 -> spine2:Ethernet8 | spine2:Ethernet4 -> leaf2:swp32"
+    ) in result.out
+
+
+def test_deadlock_findings_in_every_output_format(run, write):
+    path = _forwarding_server(write)
+    records = json.loads(_lint(run, path, "--format", "json").out)
+    assert {r["rule"] for r in records} == {"LL140", "LL142"}
+    sarif = json.loads(_lint(run, path, "--format", "sarif").out)
+    assert "LL140" in {r["ruleId"] for r in sarif["runs"][0]["results"]}
+    assert "title=LL140 pfc-deadlock-cycle" in _lint(run, path, "--format", "github").out
+    assert 'type="LL140"' in _lint(run, path, "--format", "junit").out
+
+
+def test_lossy_links_carry_no_dependency():
+    """A cycle of channels whose receivers do not run PFC cannot pause itself."""
+    a, b, c = "L1", "L2", "L3"
+    links = [
+        (Channel(x, "p", y, "q", "f:1:1"), Channel(y, "q", x, "p", "f:1:1"))
+        for x, y in ((a, b), (b, c), (c, a))
+    ]
+    ring = Topology({a: 1, b: 1, c: 1}, links, set(), [a, b, c])
+    assert _analyse(ring, frozenset()) == ([], [])
