@@ -4,13 +4,14 @@ PFC-safety rules; docs/reference/vendors.md section 6 lists cross-vendor checks)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from lossless.asics import catalogue
 from lossless.lint.registry import rule
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.planner.headroom import compute_headroom
-from lossless.planner.headroom_common import HeadroomInputs
+from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.units import format_speed, whole_metres
 from lossless.vendors import max_mtu
 
@@ -36,6 +37,13 @@ def _switch_ends(
         if len(ends) == 2:
             (port_a, device_a), (port_b, device_b) = ends
             yield link, port_a, device_a, port_b, device_b
+
+
+@lru_cache(maxsize=4096)
+def _needed_headroom(asic_name: str, inputs: HeadroomInputs) -> HeadroomResult:
+    """The headroom a catalogue ASIC's model gives: a fabric has a few distinct inputs over
+    thousands of ports, so each is computed once."""
+    return compute_headroom(inputs, catalogue()[asic_name])
 
 
 @rule(
@@ -65,7 +73,8 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         return
     cable_m = max(cables)  # the configured length or the real one, whichever is longer
     settings = device.headroom_settings
-    needed = compute_headroom(
+    needed = _needed_headroom(
+        asic.name,
         HeadroomInputs(
             speed_mbps=port.speed_mbps,
             cable_m=whole_metres(cable_m),
@@ -76,7 +85,6 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             small_packet_percent=settings.small_packet_percent,
             shared_headroom_pool=settings.shared_headroom_pool,
         ),
-        asic,
     )
     floor = " with the vendor table as floor" if needed.vendor_floor_xoff is not None else ""
     for headroom in port.headroom:
