@@ -15,6 +15,7 @@ from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.model import Inventory
 from lossless.plan import FabricPlan
+from lossless.plan_json import write_plan_json
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
@@ -74,8 +75,7 @@ def plan_command(args: argparse.Namespace) -> int:
     inventory = load_inventory(args.inventory)
     plan = plan_fabric(inventory, _devices(inventory, args))
     if args.format == "json":
-        json.dump(plan.to_dict(), sys.stdout, indent=2, sort_keys=False)
-        sys.stdout.write("\n")
+        write_plan_json(plan, sys.stdout)
     else:
         render_plan_text(plan, console())
     return 0

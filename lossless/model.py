@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lossless.asics import Asic
 from lossless.grammar import plural
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
+    """Where in a file something was written (a named tuple: cheap to hash and compare)."""
+
     file: str
     line: int
     column: int
@@ -189,8 +190,10 @@ class Server:
     forwards: bool = False  # routes between its NICs: a hop of the fabric
 
 
-@dataclass(frozen=True, order=True)
-class Endpoint:
+class Endpoint(NamedTuple):
+    """One end of a link: a switch port or a server NIC. A named tuple: fabrics have hundreds
+    of thousands of them, hashed and compared in tuple speed."""
+
     node: str
     port: str
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 NOT_IN_JSON = {"json": False}  # field metadata: kept out of the plan JSON
@@ -287,20 +288,29 @@ class FabricPlan:
     derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return plain(self)
 
 
-def _plain(value: Any) -> Any:
+@cache
+def json_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass that the plan JSON holds, in order (None: not a dataclass)."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(
+        f.name
+        for f in dataclasses.fields(cls)
+        if not f.name.startswith("_") and f.metadata.get("json", True)
+    )
+
+
+def plain(value: Any) -> Any:
     """JSON-ready data: dataclasses as mappings, mapping keys as strings (JSON has no
     integer keys). Faster than dataclasses.asdict, which deep-copies every leaf."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: _plain(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if not f.name.startswith("_") and f.metadata.get("json", True)
-        }
+    fields = None if isinstance(value, type) else json_fields(type(value))
+    if fields is not None:
+        return {name: plain(getattr(value, name)) for name in fields}
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value

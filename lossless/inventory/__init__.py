@@ -9,6 +9,7 @@ from lossless.inventory.resolve import resolve_inventory
 from lossless.inventory.schema import schema_problems
 from lossless.inventory.suppressions import unknown_rule_problems
 from lossless.inventory.yamlsource import load_yaml
+from lossless.long_lived import building_long_lived
 from lossless.model import Inventory
 
 
@@ -18,7 +19,8 @@ def load_inventory(path: str | Path) -> Inventory:
     problems = schema_problems(document) + unknown_rule_problems(document)
     if problems:
         raise InputError(problems)
-    return resolve_inventory(document)
+    with building_long_lived():
+        return resolve_inventory(document)
 
 
 __all__ = ["load_inventory"]

@@ -241,6 +241,12 @@ class _Resolver:
             ):
                 self.broken.update(names)
                 continue
+            # Ports hold nothing of their device: the devices of one range share them.
+            ports = self.resolve_ports(
+                spec.get("ports", {}), path, names, asic, layers, layer_paths
+            )
+            where = self.where(path, key=True)
+            policy_origin = self.policy_origin(layer_paths)
             for index, name in enumerate(names):
                 if name in devices:
                     self.problem(path, f"device {name!r} is defined twice", key=True)
@@ -254,13 +260,11 @@ class _Resolver:
                     mgmt=mgmts[index] if mgmts else None,
                     gearbox_delay_ns=spec.get("gearbox_delay_ns", 0),
                     policy=policy,
-                    ports=self.resolve_ports(
-                        spec.get("ports", {}), path, name, asic, layers, layer_paths
-                    ),
-                    where=self.where(path, key=True),
+                    ports=dict(ports),
+                    where=where,
                     description=spec.get("description", ""),
                     lint_ignore=dict(spec.get("lint_ignore", {})),
-                    policy_origin=self.policy_origin(layer_paths),
+                    policy_origin=policy_origin,
                 )
         return devices
 
@@ -322,18 +326,20 @@ class _Resolver:
         self,
         specs: dict[str, Any],
         device_path: PathKey,
-        device_name: str,
+        device_names: list[str],
         asic: Asic,
         policy_layers: list[dict[str, Any]],
         layer_paths: list[PathKey],
     ) -> dict[str, Port]:
+        """The ports each of the devices `device_names` (one range) has."""
         profiles = self.data.get("port_profiles", {})
         ports: dict[str, Port] = {}
         origin: dict[str, str] = {}
         for key, spec in specs.items():
             path: PathKey = (*device_path, "ports", key)
             if not self._port_settings_ok(spec, path, asic, profiles):
-                self.broken.update(f"{device_name}:{name}" for name in self.expand(key, path))
+                broken = self.expand(key, path)
+                self.broken.update(f"{device}:{name}" for device in device_names for name in broken)
                 continue
             settings: dict[str, Any] = {}
             profile_name = spec.get("profile")
@@ -347,6 +353,9 @@ class _Resolver:
             if profile_name is not None:
                 port_layers.insert(-1, ("port_profiles", profile_name, "policy"))
             port_origin = self.policy_origin(port_layers)
+            lanes = settings.get("lanes", asic.default_lanes(speed))
+            where = self.where(path, key=True)
+            lint_ignore = dict(settings.get("lint_ignore", {}))
             for name in self.expand(key, path, key=True):
                 if name in ports:
                     self.problem(
@@ -357,13 +366,13 @@ class _Resolver:
                 ports[name] = Port(
                     name=name,
                     speed_mbps=speed,
-                    lanes=settings.get("lanes", asic.default_lanes(speed)),
+                    lanes=lanes,
                     lossless=settings.get("lossless"),
                     description=settings.get("description", ""),
                     profile=profile_name,
                     policy=policy,
-                    where=self.where(path, key=True),
-                    lint_ignore=dict(settings.get("lint_ignore", {})),
+                    where=where,
+                    lint_ignore=lint_ignore,
                     policy_origin=port_origin,
                 )
         return ports
@@ -457,13 +466,12 @@ class _Resolver:
             pairs = self._link_pairs(spec, path, devices)
             if cable_m is None or pairs is None:
                 continue
+            where = self.where(path)
+            cable_type, description = spec.get("cable"), spec.get("description", "")
             for a, b, a_path, b_path in pairs:
                 if self._check_link(a, b, a_path, b_path, devices, servers, used):
-                    where = self.where(path)
                     used[a] = used[b] = where
-                    links.append(
-                        Link(a, b, cable_m, spec.get("cable"), spec.get("description", ""), where)
-                    )
+                    links.append(Link(a, b, cable_m, cable_type, description, where))
         return links
 
     def _cable_length(
@@ -557,7 +565,7 @@ class _Resolver:
         servers: dict[str, Server],
         used: dict[Endpoint, Location],
     ) -> bool:
-        if {a.node, b.node, str(a), str(b)} & self.broken:
+        if self.broken and {a.node, b.node, str(a), str(b)} & self.broken:
             return False
         speeds = []
         for end, path in ((a, a_path), (b, b_path)):

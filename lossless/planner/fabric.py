@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from lossless.asics import Asic
-from lossless.model import Device, Endpoint, Inventory, Port
+from lossless.long_lived import building_long_lived
+from lossless.model import Device, Endpoint, Inventory, Location, Port
 from lossless.plan import (
     DevicePlan,
     EcnPlan,
@@ -43,6 +42,8 @@ class _Planner:
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         self._ecn_cache: dict[tuple, EcnPlan] = {}
+        self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
+        self._where_text: dict[Location, str] = {}
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
         cache_key = (asic.name, inputs)
@@ -141,6 +142,13 @@ class _Planner:
             pfc_trigger=trigger.plan,
         )
 
+    def where_text(self, where: Location) -> str:
+        """FILE:LINE:COL of a location; the ports of one range share one, and so its text."""
+        text = self._where_text.get(where)
+        if text is None:
+            text = self._where_text[where] = str(where)
+        return text
+
     def plan_port(
         self, device: Device, port: Port, settings: HeadroomSettings
     ) -> tuple[PortPlan, HeadroomResult | None]:
@@ -153,17 +161,7 @@ class _Planner:
         headroom: list[HeadroomPlan] = []
         result = None
         if lossless and cable_m is not None:
-            inputs = HeadroomInputs(
-                speed_mbps=port.speed_mbps,
-                cable_m=whole_metres(cable_m),
-                port_mtu=port.policy.mtu,
-                lanes=port.lanes,
-                gearbox_delay_ns=device.gearbox_delay_ns,
-                lossless_mtu=settings.lossless_mtu,
-                small_packet_percent=settings.small_packet_percent,
-                shared_headroom_pool=settings.shared_headroom_pool,
-            )
-            key, result = self.headroom(device.asic, inputs)
+            key, result = self.port_headroom(device, port, whole_metres(cable_m), settings)
             headroom.append(
                 HeadroomPlan(
                     priority,
@@ -194,10 +192,42 @@ class _Planner:
             headroom=headroom,
             ecn=[],
             watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
-            source=str(port.where),
+            source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
         )
         return plan, result
+
+    def port_headroom(
+        self, device: Device, port: Port, cable_m: int, settings: HeadroomSettings
+    ) -> tuple[str, HeadroomResult]:
+        """headroom() of a port; looked up by the plain values first, as most ports of a
+        fabric share them (building HeadroomInputs for each of them cost more than the rest
+        of planning the port)."""
+        values = (
+            device.asic.name,
+            port.speed_mbps,
+            cable_m,
+            port.policy.mtu,
+            port.lanes,
+            device.gearbox_delay_ns,
+            settings.lossless_mtu,
+            settings.small_packet_percent,
+            settings.shared_headroom_pool,
+        )
+        found = self._port_headroom_cache.get(values)
+        if found is None:
+            inputs = HeadroomInputs(
+                speed_mbps=port.speed_mbps,
+                cable_m=cable_m,
+                port_mtu=port.policy.mtu,
+                lanes=port.lanes,
+                gearbox_delay_ns=device.gearbox_delay_ns,
+                lossless_mtu=settings.lossless_mtu,
+                small_packet_percent=settings.small_packet_percent,
+                shared_headroom_pool=settings.shared_headroom_pool,
+            )
+            found = self._port_headroom_cache[values] = self.headroom(device.asic, inputs)
+        return found
 
     def plan_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         """The port's ECN plan; ports of one device with the same speed and policy share the
@@ -206,7 +236,7 @@ class _Planner:
         cache_key = (device.name, port.speed_mbps, policy.ecn, policy.roce.data.priority)
         if cache_key not in self._ecn_cache:
             self._ecn_cache[cache_key] = self._compute_ecn(device, port, trigger)
-        return dataclasses.replace(self._ecn_cache[cache_key])
+        return EcnPlan(**vars(self._ecn_cache[cache_key]))  # a copy, faster than replace()
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy
@@ -239,6 +269,11 @@ class _Planner:
 
 
 def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPlan:
+    with building_long_lived():
+        return _plan_fabric(inventory, only)
+
+
+def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
     planner = _Planner(inventory)
     devices = {
         name: planner.plan_device(device)

@@ -51,6 +51,7 @@ def attach_sources(plans: dict[str, DevicePlan], inventory: Inventory) -> None:
     """Fill `sources` of every device and port plan from the inventory's policy origins. Ports
     of one range share one origin mapping, and so one sources mapping."""
     memo: dict[int, dict[str, str]] = {}  # id of an origin mapping (alive for the call)
+    linked: dict[tuple[int, Location], dict[str, str]] = {}  # the same, with a link's line
     for plan in plans.values():
         device = inventory.devices[plan.name]
         plan.sources = _sources(device.policy_origin, DEVICE_FACT_POLICY)
@@ -61,4 +62,7 @@ def attach_sources(plans: dict[str, DevicePlan], inventory: Inventory) -> None:
             port_plan.sources = memo[id(origin)]
             link = inventory.link_at(Endpoint(plan.name, name))
             if link is not None:  # the cable length is the link's
-                port_plan.sources = {**port_plan.sources, "cable_m": str(link.where)}
+                key = (id(origin), link.where)
+                if key not in linked:
+                    linked[key] = {**memo[id(origin)], "cable_m": str(link.where)}
+                port_plan.sources = linked[key]

@@ -1,0 +1,64 @@
+"""The streamed plan JSON is byte for byte what json.dump(plan.to_dict(), indent=2) writes."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+
+import pytest
+from conftest import EXAMPLES
+
+from lossless.inventory import load_inventory
+from lossless.plan_json import encode, write_plan_json
+from lossless.planner.fabric import plan_fabric
+
+
+def _reference(plan) -> str:
+    return json.dumps(plan.to_dict(), indent=2) + "\n"
+
+
+def _streamed(plan) -> str:
+    out = io.StringIO()
+    write_plan_json(plan, out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_streamed_json_is_the_reference_text(example):
+    plan = plan_fabric(load_inventory(example))
+    assert _streamed(plan) == _reference(plan)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "leaf é ü",  # json escapes non-ASCII (ensure_ascii), orjson would not
+        "del \x7f",
+        "emoji \U0001f600 and \u2028",
+        "control \x00\x1f \t\n\r\b\f \" \\",
+        1e16,  # json: 1e+16, orjson: 1e16
+        2.5e-7,
+        123.25,
+        2**70,  # beyond orjson's 64-bit integers
+        -(2**63),
+        True,
+        None,
+        {3: [1, 2.0], "x": {}},
+        [],
+    ],
+)
+def test_values_orjson_writes_differently_fall_back_to_json(value):
+    assert encode(value) == json.dumps(value, indent=2)
+    nested = {"a": [value, {"b": value}]}
+    assert encode(nested, 2) == json.dumps(nested, indent=2).replace("\n", "\n    ")
+
+
+def test_a_device_with_unusual_text_streams_as_the_reference():
+    plan = plan_fabric(load_inventory(EXAMPLES[0]))
+    name, device = next(iter(plan.devices.items()))
+    plan.devices[name] = replace(device, mgmt="café 1e+16", source="x\x7f")
+    plan.devices["empty"] = replace(device, name="empty", ports={})
+    assert _streamed(plan) == _reference(plan)
+    plan.devices.clear()
+    assert _streamed(plan) == _reference(plan)
