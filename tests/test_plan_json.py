@@ -62,3 +62,22 @@ def test_a_device_with_unusual_text_streams_as_the_reference():
     assert _streamed(plan) == _reference(plan)
     plan.devices.clear()
     assert _streamed(plan) == _reference(plan)
+
+
+def test_only_devices_and_ports_keep_fields_out_of_the_json():
+    """plan_json encodes everything inside a device natively (every public field): true while
+    DevicePlan and PortPlan are the only parts of a device with NOT_IN_JSON fields."""
+    import dataclasses
+
+    from lossless import plan as plan_module
+    from lossless.plan import json_fields
+
+    keeping_out = {
+        cls.__name__
+        for cls in vars(plan_module).values()
+        if isinstance(cls, type)
+        and dataclasses.is_dataclass(cls)
+        and json_fields(cls)
+        != tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+    }
+    assert keeping_out == {"DevicePlan", "PortPlan"}
