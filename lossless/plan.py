@@ -306,7 +306,7 @@ def json_fields(cls: type) -> tuple[str, ...] | None:
 def plain(value: Any) -> Any:
     """JSON-ready data: dataclasses as mappings, mapping keys as strings (JSON has no
     integer keys). Faster than dataclasses.asdict, which deep-copies every leaf."""
-    fields = None if isinstance(value, type) else json_fields(type(value))
+    fields = None if isinstance(value, type) else json_fields(value.__class__)
     if fields is not None:
         return {name: plain(getattr(value, name)) for name in fields}
     if isinstance(value, dict):

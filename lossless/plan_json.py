@@ -46,7 +46,7 @@ def _mapping_of(cls: type) -> Callable[[Any], dict[str, Any]] | None:
 
 def _fields(value: Any) -> dict[str, Any]:
     """orjson's hook for a dataclass: its JSON fields, which orjson then encodes."""
-    mapping = _mapping_of(type(value))
+    mapping = _mapping_of(value.__class__)
     if mapping is None:
         raise TypeError(f"{type(value).__name__} is not JSON serializable")
     return mapping(value)
@@ -91,7 +91,7 @@ def encode(value: Any, depth: int = 0, *, native: bool = False) -> str:
 
 def _members(value: Any) -> list[tuple[str | None, Any]]:
     """(key, value) of each member of a mapping or dataclass, (None, item) of a list's."""
-    mapping = None if isinstance(value, type) else _mapping_of(type(value))
+    mapping = None if isinstance(value, type) else _mapping_of(value.__class__)
     if mapping is not None:
         return list(mapping(value).items())
     if isinstance(value, dict):
