@@ -25,7 +25,7 @@ from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
 from lossless.report.headroom_table import render_headroom
 from lossless.report.not_expressed import not_expressed_lines
-from lossless.report.plan_text import render_plan_text
+from lossless.report.plan_text import print_plan_rich, write_plan_text
 from lossless.selection import select_devices
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
 
@@ -76,8 +76,10 @@ def plan_command(args: argparse.Namespace) -> int:
     plan = plan_fabric(inventory, _devices(inventory, args))
     if args.format == "json":
         write_plan_json(plan, sys.stdout)
+    elif sys.stdout.isatty():
+        print_plan_rich(plan, console())
     else:
-        render_plan_text(plan, console())
+        write_plan_text(plan, sys.stdout)
     return 0
 
 

@@ -418,6 +418,7 @@ class _Resolver:
                 self.broken.update(names)
                 continue
             nics_template = list(self._nics(spec.get("nics", {}), path))
+            host = dict(spec.get("host", {}))  # shared, as the NICs are, by the range
             for name in names:
                 if name in devices or name in servers:
                     self.problem(path, f"{name!r} names a device or server already", key=True)
@@ -429,7 +430,7 @@ class _Resolver:
                     nics={nic.name: nic for nic in nics_template},
                     where=self.where(path, key=True),
                     description=spec.get("description", ""),
-                    host=dict(spec.get("host", {})),
+                    host=host,
                     forwards=spec.get("forwards", False),
                 )
         return servers

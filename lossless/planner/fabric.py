@@ -41,7 +41,6 @@ class _Planner:
         self.inventory = inventory
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
-        self._ecn_cache: dict[tuple, EcnPlan] = {}
         self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
         self._where_text: dict[Location, str] = {}
 
@@ -108,10 +107,11 @@ class _Planner:
             trigger_key,
         )
         self.derivations[trigger_key] = trigger_derivation.to_dict()
+        distinct: dict[tuple, EcnPlan] = {}  # the ECN plans the ports copy
         for port in device.ports.values():
             if ports[port.name].lossless:
-                ports[port.name].ecn = [self.plan_ecn(device, port, trigger)]
-        ecn = [e for p in ports.values() for e in p.ecn]
+                ports[port.name].ecn = [self.plan_ecn(device, port, trigger, distinct)]
+        ecn = distinct.values()
         if ecn and trigger.plan.trigger_bytes is not None:
             trigger.plan.largest_n_ecn_before_pfc = min(e.largest_pgs_min or 0 for e in ecn)
             trigger.plan.largest_n_full_marking_before_pfc = min(
@@ -229,14 +229,18 @@ class _Planner:
             found = self._port_headroom_cache[values] = self.headroom(device.asic, inputs)
         return found
 
-    def plan_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
-        """The port's ECN plan; ports of one device with the same speed and policy share the
-        computation (a copy each, so a plan stays a tree of separate objects)."""
+    def plan_ecn(
+        self, device: Device, port: Port, trigger: Trigger, computed: dict[tuple, EcnPlan]
+    ) -> EcnPlan:
+        """The port's ECN plan; ports of the device with the same speed and policy share the
+        computation, in `computed` (a copy each, so a plan stays a tree of separate objects).
+        Policies are keyed by identity: the inventory holds them for the whole run."""
         policy = port.policy
-        cache_key = (device.name, port.speed_mbps, policy.ecn, policy.roce.data.priority)
-        if cache_key not in self._ecn_cache:
-            self._ecn_cache[cache_key] = self._compute_ecn(device, port, trigger)
-        return EcnPlan(**vars(self._ecn_cache[cache_key]))  # a copy, faster than replace()
+        cache_key = (port.speed_mbps, id(policy.ecn), policy.roce.data.priority)
+        found = computed.get(cache_key)
+        if found is None:
+            found = computed[cache_key] = self._compute_ecn(device, port, trigger)
+        return EcnPlan(**vars(found))  # a copy, faster than dataclasses.replace
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy
@@ -282,7 +286,7 @@ def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
     }
     attach_sources(devices, inventory)
     links = [
-        LinkPlan(str(link.a), str(link.b), link.cable_m, str(link.where))
+        LinkPlan(str(link.a), str(link.b), link.cable_m, planner.where_text(link.where))
         for link in inventory.links
     ]
     return FabricPlan(

@@ -44,9 +44,18 @@ def host_settings(policy: Policy, server: Server, nic: Nic) -> dict[str, Any]:
     return settings
 
 
-def plan_nic(inventory: Inventory, server: Server, nic: Nic) -> NicPlan:
+def plan_nic(
+    inventory: Inventory, server: Server, nic: Nic, memo: dict[tuple, dict] | None = None
+) -> NicPlan:
+    """memo: host settings already merged, by the identity of what they merge (the NICs of
+    a range share their inputs; the inventory holds them for the whole run)."""
     policy, peer, cable_m = _inherited(inventory, Endpoint(server.name, nic.name))
-    settings = host_settings(policy, server, nic)
+    if memo is None:
+        memo = {}
+    key = (id(policy), id(server.host), id(nic.host))
+    settings = memo.get(key)
+    if settings is None:
+        settings = memo[key] = host_settings(policy, server, nic)
     data, cnp = settings["roce"]["data"], settings["roce"]["cnp"]
     # PFC on the RoCE priority unless the inventory lists the priorities (an empty list: none).
     pfc = settings.get("pfc_priorities")
@@ -76,8 +85,9 @@ def plan_nic(inventory: Inventory, server: Server, nic: Nic) -> NicPlan:
 
 def plan_nics(inventory: Inventory) -> dict[str, NicPlan]:
     """Every server NIC's host plan, by "server:nic", in inventory order."""
+    memo: dict[tuple, dict] = {}
     return {
-        f"{server.name}:{nic.name}": plan_nic(inventory, server, nic)
+        f"{server.name}:{nic.name}": plan_nic(inventory, server, nic, memo)
         for server in inventory.servers.values()
         for nic in server.nics.values()
     }
