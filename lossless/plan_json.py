@@ -3,12 +3,8 @@
 The text is exactly `json.dump(plan.to_dict(), stream, indent=2)` (tests compare the two),
 but produced without holding the whole document: each device is encoded on its own and
 indented to its depth, so memory stays that of one device however large the fabric. Values
-are encoded by orjson, in C, with dataclasses turned into their JSON fields on the way
-(lossless.plan.json_fields); the standard library encodes instead where orjson's text would
-differ from it: strings with non-ASCII or DEL characters (json escapes them), floats it
-writes with an exponent (json writes 1e+16, orjson 1e16), integers beyond 64 bits. NaN and
-infinity cannot occur: the inventory loader refuses them and the planner derives only
-finite numbers.
+are encoded by orjson where its text is the standard library's (lossless.json_text), with
+dataclasses turned into their JSON fields on the way (lossless.plan.json_fields).
 """
 
 from __future__ import annotations
@@ -21,15 +17,13 @@ from typing import Any, TextIO
 
 import orjson
 
+from lossless.json_text import orjson_text
 from lossless.plan import DevicePlan, FabricPlan, json_fields, plain
 
 # Dataclasses through _fields (their JSON fields only), or natively: orjson then writes every
-# field but those named with an underscore, which only the classes of NATIVE_PARTS allow.
-_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
-_NATIVE = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
-# orjson writes an exponent as 1e16 or 2.5e-7: with every digit read as 0, "0e0" or "0e-"
-# (two substring searches, much faster than a regular expression over the text).
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# field but those named with an underscore, which only _device's input needs.
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+_NATIVE = orjson.OPT_NON_STR_KEYS
 
 
 @cache
@@ -52,14 +46,6 @@ def _fields(value: Any) -> dict[str, Any]:
     return mapping(value)
 
 
-def _same_as_json(data: bytes) -> bool:
-    """orjson's text is what json.dumps writes: ASCII without DEL, no exponent."""
-    if not data.isascii() or b"\x7f" in data:
-        return False
-    digits = data.translate(_DIGITS_AS_ZERO)
-    return b"0e0" not in digits and b"0e-" not in digits
-
-
 def _device(device: DevicePlan) -> dict[str, Any]:
     """A device plan as a mapping of its JSON fields, its ports likewise. They are the only
     parts of a device with fields kept out of the JSON (tests/test_plan_json.py checks), so
@@ -75,12 +61,8 @@ def encode(value: Any, depth: int = 0, *, native: bool = False) -> str:
     a container is encoded member by member, so only the members concerned (a float with an
     exponent, a string with an accent) go through the slower standard library. `native`:
     value holds no dataclass with fields kept out of the JSON (see _device)."""
-    try:
-        options = _NATIVE if native else _OPTIONS
-        data: bytes | None = orjson.dumps(value, default=_fields, option=options)
-    except (orjson.JSONEncodeError, TypeError):  # e.g. an integer beyond 64 bits
-        data = None
-    if data is not None and _same_as_json(data):
+    data = orjson_text(value, _NATIVE if native else _OPTIONS, _fields)
+    if data is not None:
         text = data.decode("ascii")
     elif _members(value):
         return "".join(_pieces(value, depth))

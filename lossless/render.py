@@ -12,6 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from lossless import json_text
 from lossless.errors import UsageError
 from lossless.files import inside, read_bounded
 from lossless.model import Device
@@ -23,7 +24,7 @@ from lossless.vendors import vendor_for
 @cache
 def environment() -> Environment:
     """The one jinja2 Environment of a run: templates load and compile once."""
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(resource_path("templates"))),
         undefined=StrictUndefined,
         autoescape=False,
@@ -31,6 +32,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["json_tables"] = lambda tables: json_text.dumps_tables(tables, 4)
+    return env
 
 
 def file_name(device: DevicePlan | Device) -> str:

@@ -3,6 +3,7 @@ and that it reads back as the plan (vendors/junos.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -105,8 +106,8 @@ def test_shared_buffer_partitions_are_the_jvds(leaf4):
     and its rendered partitions are what partitions() says."""
     device, text = leaf4
     budget = device.budget
-    small = junos.dataclasses.replace(budget, total_headroom_bytes=budget.buffer_bytes // 20)
-    assert junos.partitions(junos.dataclasses.replace(device, budget=small)) == {
+    small = dataclasses.replace(budget, total_headroom_bytes=budget.buffer_bytes // 20)
+    assert junos.partitions(dataclasses.replace(device, budget=small)) == {
         "ingress lossless": 80,
         "ingress lossless-headroom": 10,
         "ingress lossy": 10,
@@ -123,8 +124,8 @@ def test_shared_buffer_partitions_are_the_jvds(leaf4):
 def test_the_headroom_partition_grows_to_hold_the_planned_headroom(leaf4):
     device, _ = leaf4
     budget = device.budget
-    big = junos.dataclasses.replace(budget, total_headroom_bytes=budget.buffer_bytes * 23 // 100)
-    shares = junos.partitions(junos.dataclasses.replace(device, budget=big))
+    big = dataclasses.replace(budget, total_headroom_bytes=budget.buffer_bytes * 23 // 100)
+    shares = junos.partitions(dataclasses.replace(device, budget=big))
     assert shares["ingress lossless-headroom"] == 23
     assert shares["ingress lossless"] == shares["egress lossless"] == 67
     assert sum(v for k, v in shares.items() if k.startswith("ingress")) == 100

@@ -13,6 +13,7 @@ from lossless.plan import (
     HeadroomSettings,
     LinkPlan,
     PortPlan,
+    replaced,
 )
 from lossless.planner.budget import plan_budget
 from lossless.planner.derivation import Derivation
@@ -240,7 +241,7 @@ class _Planner:
         found = computed.get(cache_key)
         if found is None:
             found = computed[cache_key] = self._compute_ecn(device, port, trigger)
-        return EcnPlan(**vars(found))  # a copy, faster than dataclasses.replace
+        return replaced(found)  # a copy
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy

@@ -32,7 +32,6 @@ Sources, cited per line below and in docs/vendors/junos.md:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from typing import Any
@@ -46,6 +45,7 @@ from lossless.plan import (
     QosMaps,
     QueuePlan,
     WatchdogPlan,
+    replaced,
 )
 from lossless.units import whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
@@ -167,7 +167,7 @@ def as_rendered(device: DevicePlan) -> DevicePlan:
     queues = []
     for q in device.queues:
         weight = CNP_RATE if q.scheduler == "strict" else (q.weight or 0) * share // 100
-        queues.append(dataclasses.replace(q, queue=junos_queue(q.queue), weight=weight))
+        queues.append(replaced(q, queue=junos_queue(q.queue), weight=weight))
     if all(q.queue != NC_QUEUE for q in queues):
         queues.append(QueuePlan(NC_QUEUE, "dwrr", NC_RATE, False, "default"))
     maps = device.maps
@@ -185,17 +185,15 @@ def as_rendered(device: DevicePlan) -> DevicePlan:
                 if buffer
                 else levels
             )
-            ecn.append(
-                dataclasses.replace(e, queue=junos_queue(e.queue), min_bytes=low, max_bytes=high)
-            )
+            ecn.append(replaced(e, queue=junos_queue(e.queue), min_bytes=low, max_bytes=high))
         watchdog = port.watchdog
         if watchdog is not None and watchdog.enabled and watchdog.poll_ms:
             polls = max(1, math.ceil(watchdog.detection_ms / watchdog.poll_ms))
-            watchdog = dataclasses.replace(watchdog, detection_ms=polls * watchdog.poll_ms)
+            watchdog = replaced(watchdog, detection_ms=polls * watchdog.poll_ms)
         elif watchdog is not None:  # not rendered: the config reads as Junos's default timers
             watchdog = WatchdogPlan(False, 200, 200, 100, watchdog.action)
-        ports[name] = dataclasses.replace(port, ecn=ecn, watchdog=watchdog)
-    return dataclasses.replace(
+        ports[name] = replaced(port, ecn=ecn, watchdog=watchdog)
+    return replaced(
         device,
         maps=QosMaps(
             dict(maps.dscp_to_tc),

@@ -32,7 +32,6 @@ table is what it is (docs/vendors/sonic.md has the long form):
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from lossless.plan import (
@@ -154,9 +153,7 @@ def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     dynamic = buffer_model(device.asic) == DYNAMIC
     tables: dict[str, Any] = {
         "DEVICE_METADATA": {"localhost": {"buffer_model": buffer_model(device.asic)}},
-        "PORT": {
-            p.name: {"mtu": str(p.mtu), "speed": str(p.speed_mbps)} for p in device.ports.values()
-        },
+        "PORT": _port_table(device),
         "CABLE_LENGTH": {
             "AZURE": {p.name: f"{whole_metres(p.cable_m or 0)}m" for p in lossless_ports}
         },
@@ -189,9 +186,9 @@ def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
             else {"type": "DWRR", "weight": str(queue.weight)}
         )
         tables["SCHEDULER"][scheduler_name(queue.traffic)] = entry
-    priorities = ",".join(str(p) for p in device.lossless_priorities)
+    port_entries = _PortEntries(tables, device, pfc_to_pg)
     for port in lossless_ports:
-        _port_tables(tables, device, port, pfc_to_pg, priorities)
+        port_entries.add(port)
     if device.watchdog.enabled and lossless_ports:
         tables["PFC_WD"]["GLOBAL"] = {"POLL_INTERVAL": str(device.watchdog.poll_ms)}
     settings = device.headroom_settings
@@ -217,50 +214,103 @@ def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     return {name: table for name, table in sorted(tables.items()) if table}
 
 
+def _port_table(device: DevicePlan) -> dict[str, dict[str, str]]:
+    """PORT: MTU and speed of every port (ports alike share one entry)."""
+    entries: dict[tuple[int, int], dict[str, str]] = {}
+    table = {}
+    for port in device.ports.values():
+        key = (port.mtu, port.speed_mbps)
+        if key not in entries:
+            entries[key] = {"mtu": str(port.mtu), "speed": str(port.speed_mbps)}
+        table[port.name] = entries[key]
+    return table
+
+
 def device_uses_pfc_to_pg(device: DevicePlan) -> bool:
     return device.asic.startswith(("spectrum", "sonic-vs"))
 
 
-def _port_tables(
-    tables: dict[str, Any], device: DevicePlan, port: PortPlan, pfc_to_pg: bool, priorities: str
-) -> None:
-    name = port.name
-    qos = {
-        "dscp_to_tc_map": MAP_NAME,
-        "tc_to_queue_map": MAP_NAME,
-        "tc_to_pg_map": MAP_NAME,
-        "pfc_to_queue_map": MAP_NAME,
-        "pfc_enable": priorities,
-    }
-    if pfc_to_pg:
-        qos["pfc_to_pg_map"] = MAP_NAME
-    if port.watchdog and port.watchdog.enabled:
-        qos["pfcwd_sw_enable"] = priorities
-        tables["PFC_WD"][name] = {
-            "action": port.watchdog.action,
-            "detection_time": str(port.watchdog.detection_ms),
-            "restoration_time": str(port.watchdog.restoration_ms),
+class _PortEntries:
+    """Each lossless port's entries in the device's tables. Ports alike (same watchdog, ECN,
+    PGs and buffer profile) get the same entries under their own keys: the entries are
+    worked out once per kind of port, as (table, key suffix, entry) to add, and are one
+    object each (json_text.dumps_tables writes a shared entry once)."""
+
+    def __init__(self, tables: dict[str, Any], device: DevicePlan, pfc_to_pg: bool):
+        self.tables, self.device, self.pfc_to_pg = tables, device, pfc_to_pg
+        self.priorities = ",".join(str(p) for p in device.lossless_priorities)
+        self.null = renders_null(device)
+        self.kinds: dict[tuple, list[tuple[str, str, Any]]] = {}
+
+    def add(self, port: PortPlan) -> None:
+        watchdog = port.watchdog if port.watchdog and port.watchdog.enabled else None
+        kind = (
+            None
+            if watchdog is None
+            else (watchdog.action, watchdog.detection_ms, watchdog.restoration_ms),
+            tuple((e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in port.ecn),
+            tuple(h.priority_group for h in port.headroom),
+            None if self.null or not port.headroom else buffer_profile_name(self.device, port),
+        )
+        entries = self.kinds.get(kind)
+        if entries is None:
+            entries = self.kinds[kind] = self._entries(*kind)
+        for table, suffix, entry in entries:
+            self.tables[table][port.name + suffix] = entry
+
+    def _entries(
+        self,
+        watchdog: tuple[str, int, int] | None,
+        ecn: tuple[tuple[int, int, int, int], ...],
+        pgs: tuple[int, ...],
+        profile: str | None,
+    ) -> list[tuple[str, str, Any]]:
+        qos = {
+            "dscp_to_tc_map": MAP_NAME,
+            "tc_to_queue_map": MAP_NAME,
+            "tc_to_pg_map": MAP_NAME,
+            "pfc_to_queue_map": MAP_NAME,
+            "pfc_enable": self.priorities,
         }
-    tables["PORT_QOS_MAP"][name] = qos
-    for queue in device.queues:
-        entry = {"scheduler": scheduler_name(queue.traffic)}
-        for ecn in port.ecn:
-            if ecn.queue == queue.queue:
-                profile = wred_profile_name(ecn.min_bytes, ecn.max_bytes, ecn.probability_percent)
-                entry["wred_profile"] = profile
-                tables["WRED_PROFILE"][profile] = _wred(
-                    ecn.min_bytes, ecn.max_bytes, ecn.probability_percent
+        if self.pfc_to_pg:
+            qos["pfc_to_pg_map"] = MAP_NAME
+        entries: list[tuple[str, str, Any]] = []
+        if watchdog is not None:
+            qos["pfcwd_sw_enable"] = self.priorities
+            action, detection_ms, restoration_ms = watchdog
+            entries.append(
+                (
+                    "PFC_WD",
+                    "",
+                    {
+                        "action": action,
+                        "detection_time": str(detection_ms),
+                        "restoration_time": str(restoration_ms),
+                    },
                 )
-        tables["QUEUE"][f"{name}|{queue.queue}"] = entry
-    if port.headroom:
-        profile = NULL_PROFILE if renders_null(device) else buffer_profile_name(device, port)
-        for pgs in _pg_runs([h.priority_group for h in port.headroom]):
-            tables["BUFFER_PG"][f"{name}|{pgs}"] = {"profile": profile}
-    lossless_queues = [q.queue for q in device.queues if q.lossless]
-    if lossless_queues:
-        tables["BUFFER_QUEUE"][f"{name}|{_queue_range(lossless_queues)}"] = {
-            "profile": EGRESS_LOSSLESS_PROFILE
-        }
+            )
+        entries.append(("PORT_QOS_MAP", "", qos))
+        for queue in self.device.queues:
+            entry = {"scheduler": scheduler_name(queue.traffic)}
+            for number, low, high, probability in ecn:
+                if number == queue.queue:
+                    wred = wred_profile_name(low, high, probability)
+                    entry["wred_profile"] = wred
+                    self.tables["WRED_PROFILE"][wred] = _wred(low, high, probability)
+            entries.append(("QUEUE", f"|{queue.queue}", entry))
+        if pgs:
+            buffer_pg = {"profile": NULL_PROFILE if profile is None else profile}
+            entries += [("BUFFER_PG", f"|{run}", buffer_pg) for run in _pg_runs(list(pgs))]
+        lossless_queues = [q.queue for q in self.device.queues if q.lossless]
+        if lossless_queues:
+            entries.append(
+                (
+                    "BUFFER_QUEUE",
+                    f"|{_queue_range(lossless_queues)}",
+                    {"profile": EGRESS_LOSSLESS_PROFILE},
+                )
+            )
+        return entries
 
 
 def _wred(min_bytes: int, max_bytes: int, probability: int) -> dict[str, str]:
@@ -274,7 +324,8 @@ def _wred(min_bytes: int, max_bytes: int, probability: int) -> dict[str, str]:
 
 
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
-    return {"config_db_json": json.dumps(config_db(device, fabric), indent=4, sort_keys=True)}
+    """The tables; the template writes them as config_db.json does (the json_tables filter)."""
+    return {"config_db": config_db(device, fabric)}
 
 
 def expressed(device: DevicePlan) -> dict[str, Any]:
