@@ -153,11 +153,13 @@ def partitions(device: DevicePlan) -> dict[str, int]:
     }
 
 
-def as_rendered(device: DevicePlan) -> DevicePlan:
+def as_rendered(device: DevicePlan, *, ports: bool = True) -> DevicePlan:
     """The device's plan in the terms of its Junos config, which a parsed config is compared
     with: RoCE on queue 4 (the plan's RoCE queue and queue 4 swap places), transmit rates
     that leave room for CNP's cap and network-control, the shared-buffer partitions, ECN at
-    the bytes the rendered fill levels mean, watchdog detection in whole polls."""
+    the bytes the rendered fill levels mean, watchdog detection in whole polls. ports=False:
+    the ports stay the plan's (their ECN and watchdog in the plan's terms), for the template,
+    which takes only their names, MTUs, cables and descriptions."""
     roce = next((q.queue for q in device.queues if q.traffic == "roce"), ROCE_QUEUE)
 
     def junos_queue(queue: int) -> int:
@@ -174,8 +176,8 @@ def as_rendered(device: DevicePlan) -> DevicePlan:
     shares = partitions(device)
     first = earliest_ecn(device.ports.values())
     levels = fill_levels(first, shares) if first else None
-    ports = {}
-    for name, port in device.ports.items():
+    rendered_ports = {}
+    for name, port in device.ports.items() if ports else ():
         ecn = []
         for e in port.ecn:
             buffer = queue_buffer(e, shares)
@@ -192,7 +194,7 @@ def as_rendered(device: DevicePlan) -> DevicePlan:
             watchdog = replaced(watchdog, detection_ms=polls * watchdog.poll_ms)
         elif watchdog is not None:  # not rendered: the config reads as Junos's default timers
             watchdog = WatchdogPlan(False, 200, 200, 100, watchdog.action)
-        ports[name] = replaced(port, ecn=ecn, watchdog=watchdog)
+        rendered_ports[name] = replaced(port, ecn=ecn, watchdog=watchdog)
     return replaced(
         device,
         maps=QosMaps(
@@ -202,7 +204,7 @@ def as_rendered(device: DevicePlan) -> DevicePlan:
             {p: junos_queue(q) for p, q in maps.pfc_priority_to_queue.items()},
         ),
         queues=sorted(queues, key=lambda q: q.queue),
-        ports=ports,
+        ports=rendered_ports if ports else device.ports,
         buffer_partitions=shares,
     )
 
@@ -233,7 +235,7 @@ def _location(source: str) -> tuple[str, int, int]:
 
 
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
-    junos = as_rendered(device)
+    junos = as_rendered(device, ports=False)
     queues = {q.traffic: q for q in junos.queues if q.queue != NC_QUEUE or q.traffic != "default"}
     classes = {q.queue: CLASS_OF[traffic] for traffic, q in queues.items()}
     tc_class = {tc: classes.get(q, DEFAULT_CLASS) for tc, q in junos.maps.tc_to_queue.items()}
