@@ -285,6 +285,9 @@ class FabricPlan:
     forwarding_servers: dict[str, str] = field(default_factory=dict)
     lint_ignore: dict[str, str] = field(default_factory=dict)
     _cables: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    _ends: list[tuple[LinkPlan, str, str, str, str]] = field(
+        default_factory=list, repr=False, compare=False
+    )
 
     def link_cable_m(self, endpoint: str) -> float | None:
         """Length of the cable at device:port as the inventory has it, if it is linked."""
@@ -292,6 +295,16 @@ class FabricPlan:
             for link in self.links:
                 self._cables[link.a] = self._cables[link.b] = link.cable_m
         return self._cables.get(endpoint)
+
+    def link_ends(self) -> list[tuple[LinkPlan, str, str, str, str]]:
+        """Each link with its ends split: (link, node a, port a, node b, port b). Worked out
+        once, as link_cable_m's lengths are (a plan's links do not change)."""
+        if not self._ends and self.links:
+            for link in self.links:
+                node_a, _, port_a = link.a.partition(":")
+                node_b, _, port_b = link.b.partition(":")
+                self._ends.append((link, node_a, port_a, node_b, port_b))
+        return self._ends
 
     derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
 

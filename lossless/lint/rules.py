@@ -26,24 +26,21 @@ def _switch_ends(
     fabric: FabricPlan,
 ) -> Iterator[tuple[Any, PortPlan, DevicePlan, PortPlan, DevicePlan]]:
     """Links whose two ends are planned switch ports."""
-    for link in fabric.links:
-        ends = []
-        for end in (link.a, link.b):
-            node, _, port = end.partition(":")
-            device = fabric.devices.get(node)
-            if device is None or port not in device.ports:
-                break
-            ends.append((device.ports[port], device))
-        if len(ends) == 2:
-            (port_a, device_a), (port_b, device_b) = ends
+    devices = fabric.devices
+    for link, node_a, name_a, node_b, name_b in fabric.link_ends():
+        device_a, device_b = devices.get(node_a), devices.get(node_b)
+        if device_a is None or device_b is None:
+            continue
+        port_a, port_b = device_a.ports.get(name_a), device_b.ports.get(name_b)
+        if port_a is not None and port_b is not None:
             yield link, port_a, device_a, port_b, device_b
 
 
 @lru_cache(maxsize=4096)
-def _needed_headroom(asic_name: str, inputs: HeadroomInputs) -> HeadroomResult:
-    """The headroom a catalogue ASIC's model gives: a fabric has a few distinct inputs over
-    thousands of ports, so each is computed once."""
-    return compute_headroom(inputs, catalogue()[asic_name])
+def _needed_headroom(asic_name: str, *values: Any) -> HeadroomResult:
+    """The headroom a catalogue ASIC's model gives for HeadroomInputs(*values): a fabric has
+    a few distinct inputs over thousands of ports, so each is computed once."""
+    return compute_headroom(HeadroomInputs(*values), catalogue()[asic_name])
 
 
 @rule(
@@ -75,16 +72,14 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     settings = device.headroom_settings
     needed = _needed_headroom(
         asic.name,
-        HeadroomInputs(
-            speed_mbps=port.speed_mbps,
-            cable_m=whole_metres(cable_m),
-            port_mtu=port.mtu,
-            lanes=port.lanes,
-            gearbox_delay_ns=settings.gearbox_delay_ns,
-            lossless_mtu=settings.lossless_mtu,
-            small_packet_percent=settings.small_packet_percent,
-            shared_headroom_pool=settings.shared_headroom_pool,
-        ),
+        port.speed_mbps,
+        whole_metres(cable_m),
+        port.mtu,
+        port.lanes,
+        settings.gearbox_delay_ns,
+        settings.lossless_mtu,
+        settings.small_packet_percent,
+        settings.shared_headroom_pool,
     )
     floor = " with the vendor table as floor" if needed.vendor_floor_xoff is not None else ""
     for headroom in port.headroom:
