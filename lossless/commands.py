@@ -15,17 +15,10 @@ from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.model import Inventory
 from lossless.plan import FabricPlan
-from lossless.plan_json import write_plan_json
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
-from lossless.render import file_name, render_fabric, write_atomically
-from lossless.render_check import check_folder, orphan_files, unified_diff
-from lossless.report.console import console
 from lossless.report.explain_text import derivation_lines
-from lossless.report.headroom_table import render_headroom
-from lossless.report.not_expressed import not_expressed_lines
-from lossless.report.plan_text import print_plan_rich, write_plan_text
 from lossless.selection import select_devices
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
 
@@ -72,13 +65,22 @@ def validate_command(args: argparse.Namespace) -> int:
 
 
 def plan_command(args: argparse.Namespace) -> int:
+    # Modules a command may not need are imported where needed: start-up time counts for a
+    # one-device lint in a pull request.
     inventory = load_inventory(args.inventory)
     plan = plan_fabric(inventory, _devices(inventory, args))
     if args.format == "json":
+        from lossless.plan_json import write_plan_json
+
         write_plan_json(plan, sys.stdout)
     elif sys.stdout.isatty():
+        from lossless.report.console import console
+        from lossless.report.plan_text import print_plan_rich
+
         print_plan_rich(plan, console())
     else:
+        from lossless.report.plan_text import write_plan_text
+
         write_plan_text(plan, sys.stdout)
     return 0
 
@@ -168,6 +170,9 @@ def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
 
 
 def render_command(args: argparse.Namespace) -> int:
+    from lossless.render import file_name, render_fabric, write_atomically
+    from lossless.report.not_expressed import not_expressed_lines
+
     if args.hosts or args.server:
         from lossless.host_commands import render_hosts_command
 
@@ -196,6 +201,8 @@ def render_command(args: argparse.Namespace) -> int:
     every_file = [file_name(device) for device in inventory.devices.values()]
     if args.check:
         return _render_check(folder, files, every_file, args.diff)
+    from lossless.render_check import orphan_files
+
     report = write_atomically(folder, files)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
     for name in orphan_files(folder, every_file):
@@ -206,6 +213,7 @@ def render_command(args: argparse.Namespace) -> int:
 
 def _render_check(folder: Path, files: dict[str, str], every_file: list[str], diff: bool) -> int:
     """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
+    from lossless.render_check import check_folder, unified_diff
     check = check_folder(folder, files, every_file)
     for label, names in (
         ("missing", check.missing),
@@ -470,5 +478,7 @@ def headroom_command(args: argparse.Namespace) -> int:
                 or args.over_subscribe_ratio is not None,
             )
             rows.append((inputs, compute_headroom(inputs, asic)))
+    from lossless.report.headroom_table import render_headroom
+
     render_headroom(asic, rows, args.format, sys.stdout)
     return 0

@@ -45,3 +45,15 @@ def test_sizes_are_published_bytes_not_mebibytes():
     assert catalogue()["tomahawk-4"].buffer_bytes == 113_620_296
     assert catalogue()["tomahawk-5"].ingress_pool_bytes == 166_115_492
     assert catalogue()["spectrum-4"].ingress_pool_bytes == 67_737_959
+
+
+@pytest.mark.parametrize("name", ["catalogue.yaml", "platforms.yaml"])
+def test_data_files_read_alike_in_yaml_1_1_and_1_2(name):
+    """The data files are read by libyaml (YAML 1.1, fast); ruamel.yaml (YAML 1.2, as
+    inventories are read) reads the same values: no `on`, `1e-6` or `0o17` means two things."""
+    from ruamel.yaml import YAML
+
+    from lossless.asics import CATALOGUE_FILE, load_data_file
+
+    path = CATALOGUE_FILE.with_name(name)
+    assert load_data_file(path) == YAML(typ="safe", pure=True).load(path.read_text())

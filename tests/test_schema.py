@@ -35,6 +35,14 @@ def test_every_inventory_property_has_a_description_for_editor_hover_help():
 
 
 @pytest.mark.parametrize("name", ["inventory", "plan"])
+def test_schemas_are_valid_2020_12_schemas(name):
+    """Checked here once, not on every run (lossless.inventory.schema)."""
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(json.loads((SCHEMAS / f"{name}.schema.json").read_text()))
+
+
+@pytest.mark.parametrize("name", ["inventory", "plan"])
 def test_schema_ids_are_stable(name):
     schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     assert schema["$id"] == STABLE_IDS[name]

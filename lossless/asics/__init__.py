@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
+import yaml
 
 from lossless.units import parse_speed
 
@@ -89,9 +89,18 @@ def asic_from_mapping(name: str, values: dict[str, Any]) -> Asic:
     return Asic(name=name, **data)
 
 
+def load_data_file(path: Path) -> Any:
+    """One of the YAML files of this folder: our own data, read by libyaml (through PyYAML)
+    in a hundredth of the time ruamel's pure-Python parser takes, which every command paid
+    at start-up. tests/test_catalogue.py checks that ruamel (YAML 1.2, as inventories are
+    read) reads each file the same: the two YAML versions differ on values they do not use."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C where PyYAML was built with it
+    return yaml.load(path.read_text(), Loader=loader)
+
+
 @cache
 def _catalogue_mappings() -> dict[str, dict[str, Any]]:
-    loaded = YAML(typ="safe", pure=True).load(CATALOGUE_FILE.read_text())
+    loaded = load_data_file(CATALOGUE_FILE)
     return {name: dict(values) for name, values in loaded.items()}
 
 
@@ -133,7 +142,7 @@ class Platform:
 @cache
 def platforms() -> dict[str, Platform]:
     """Catalogue platforms by upper-case name."""
-    loaded = YAML(typ="safe", pure=True).load(PLATFORMS_FILE.read_text())
+    loaded = load_data_file(PLATFORMS_FILE)
     return {
         name.upper(): Platform(
             name=name,

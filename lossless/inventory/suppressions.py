@@ -26,6 +26,9 @@ def _lint_ignores(node: Any, path: PathKey) -> Iterator[tuple[PathKey, dict[str,
 
 
 def unknown_rule_problems(document: Document) -> list[Problem]:
+    ignored = list(_lint_ignores(document.data, ()))
+    if not ignored:  # the rules (and the vendors they import) are not loaded for nothing
+        return []
     from lossless.inventory.schema import suggest
     from lossless.lint.registry import registered_rules
 
@@ -36,7 +39,7 @@ def unknown_rule_problems(document: Document) -> list[Problem]:
             f"{rule_id} is not a lint rule{suggest(rule_id, rules)}; `lossless rules` lists them",
             key=True,
         )
-        for path, ignores in _lint_ignores(document.data, ())
+        for path, ignores in ignored
         for rule_id in ignores
         if isinstance(rule_id, str) and _RULE_ID.match(rule_id) and rule_id not in rules
     ]

@@ -279,23 +279,27 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
 
 
 def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
+    """The plan of the devices `only` names (all when None): with them the links and the
+    server NICs at least one of them is cabled to, which is all a rule about them reads."""
     planner = _Planner(inventory)
+    chosen = set(only or inventory.devices)
     devices = {
         name: planner.plan_device(device)
         for name, device in inventory.devices.items()
-        if not only or name in only
+        if name in chosen
     }
     attach_sources(devices, inventory)
     links = [
         LinkPlan(str(link.a), str(link.b), link.cable_m, planner.where_text(link.where))
         for link in inventory.links
+        if not only or link.a.node in chosen or link.b.node in chosen
     ]
     return FabricPlan(
         name=inventory.fabric_name,
         inventory=inventory.file,
         devices=devices,
         links=links,
-        nics=plan_nics(inventory),
+        nics=plan_nics(inventory, chosen if only else None),
         lint_ignore=dict(inventory.lint_ignore),
         forwarding_servers={s.name: str(s.where) for s in inventory.servers.values() if s.forwards},
         derivations=dict(sorted(planner.derivations.items())),

@@ -83,11 +83,18 @@ def plan_nic(
     )
 
 
-def plan_nics(inventory: Inventory) -> dict[str, NicPlan]:
-    """Every server NIC's host plan, by "server:nic", in inventory order."""
+def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[str, NicPlan]:
+    """Every server NIC's host plan, by "server:nic", in inventory order; with `switches`,
+    only the NICs cabled to one of them."""
     memo: dict[tuple, dict] = {}
     return {
         f"{server.name}:{nic.name}": plan_nic(inventory, server, nic, memo)
         for server in inventory.servers.values()
         for nic in server.nics.values()
+        if switches is None or _switch_of(inventory, server.name, nic.name) in switches
     }
+
+
+def _switch_of(inventory: Inventory, server: str, nic: str) -> str | None:
+    link = inventory.link_at(Endpoint(server, nic))
+    return None if link is None else link.other_end(Endpoint(server, nic)).node

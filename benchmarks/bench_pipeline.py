@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Every stage of the pipeline on rail-optimised 32k (and 64k) GPU fabrics: wall, CPU, RSS.
+
+Run by hand from the repository root (about five minutes on two cores):
+
+    python3 benchmarks/bench_pipeline.py                # 32k all-SONiC and mixed-OS, 64k RSS
+    python3 benchmarks/bench_pipeline.py --gpus 8192 --no-64k   # a quick look
+
+Fabrics come from inventories/generate_clos.py: 64-port leaves (32 down, 32 up), 128-port
+spines, 8 planes with spines of their own (32,768 GPUs: 4,096 servers x 8 NICs, 1,024 leaves
++ 256 spines, 98,304 ports; 65,536 GPUs: two such pods). The mixed fabric gives the planes
+SONiC, Cumulus, EOS, NX-OS and Junos in turn, so every OS is rendered, parsed and linted at
+scale.
+
+Each stage is one `python3 -m lossless ...` process, start-up included, as a pipeline runs
+it. Per stage: wall time, CPU time (user + system) and peak RSS of that process (wait4), and
+its exit code (1 = findings). Wall time is noisy where other work shares the machine; CPU
+time is the steadier figure. Python writes its bytecode cache to a temporary folder (an
+installed package has one; PYTHONDONTWRITEBYTECODE is dropped for the runs).
+
+Stages: validate; plan --format json to a file; plan (text) to a pipe; render; lint;
+lint --configs of the rendered folder (every file identical to the render); the same with
+1 % of the files changed (one port's MTU: drift, parsed); diff --running of that folder; the
+one-device PR lint `lint INVENTORY --configs DIR --device X` with X's file changed; and
+render --hosts. "pipeline" is validate + plan (json) + render + lint + lint --configs.
+
+Then the render floor, in this process: per OS, rendering the devices of one plan as
+`lossless render` does (vendor context + template + the bytes written) against the floor:
+the same templates rendered from contexts computed beforehand, with one jinja2 Environment,
+and the same bytes written. The ratio is render / floor, both measured here, in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "inventories"))
+sys.path.insert(0, str(REPO))
+
+from generate_clos import generate  # noqa: E402
+
+MIXED = ("sonic", "cumulus", "eos", "nxos", "junos")
+# One port's MTU in each OS's rendered text, and what a changed file says instead.
+MTU_LINES = {
+    "json": (re.compile(r'"mtu": "9100"'), '"mtu": "9000"'),
+    "yaml": (re.compile(r"mtu: 9100"), "mtu: 9000"),
+    "cfg": (re.compile(r"^( +)mtu 9100$", re.M), r"\1mtu 9000"),
+    "conf": (re.compile(r"mtu 9114;"), "mtu 9014;"),
+}
+
+
+@dataclass
+class Stage:
+    name: str
+    wall: float
+    cpu: float
+    rss_mib: float
+    code: int
+
+
+def run(name: str, argv: list[str], env: dict[str, str], stdout=None) -> Stage:
+    """One lossless process: wall time, CPU (user + system) and peak RSS from wait4.
+    stdout: None (discarded), subprocess.PIPE (read here) or a path to write it to."""
+    if isinstance(stdout, Path):
+        with stdout.open("wb") as file:
+            return run(name, argv, env, file)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lossless", *argv],
+        cwd=REPO,
+        env=env,
+        stdout=stdout if stdout is not None else subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if stdout is subprocess.PIPE:
+        assert process.stdout is not None
+        while process.stdout.read(1 << 20):  # the pipe's reader
+            pass
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return Stage(
+        name, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode
+    )
+
+
+def changed_copy(rendered: Path, target: Path, share: float) -> list[str]:
+    """A copy of the rendered folder with `share` of the files (every OS) one MTU changed."""
+    shutil.copytree(rendered, target)
+    by_kind = defaultdict(list)
+    for path in sorted(target.iterdir()):
+        by_kind[path.suffix].append(path)
+    step = round(1 / share)
+    chosen = [path for paths in by_kind.values() for path in paths[::step]]
+    for path in chosen:
+        pattern, replacement = MTU_LINES[path.suffix.lstrip(".")]
+        text = path.read_text()
+        matches = list(pattern.finditer(text))
+        last = matches[-1]
+        path.write_text(text[: last.start()] + last.expand(replacement) + text[last.end() :])
+    return [path.stem for path in chosen]
+
+
+def environment(cache: Path) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(cache))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def pipeline(label: str, inventory: Path, work: Path, env: dict[str, str]) -> list[Stage]:
+    rendered, changed = work / f"{label}-rendered", work / f"{label}-changed"
+    inv = str(inventory)
+    stages = [
+        run("validate", ["validate", inv], env),
+        run(
+            "plan --format json > file",
+            ["plan", inv, "--format", "json"],
+            env,
+            stdout=work / f"{label}-plan.json",
+        ),
+        run("plan (text) | pipe", ["plan", inv], env, stdout=subprocess.PIPE),
+        run("render", ["render", inv, "-o", str(rendered)], env),
+        run("lint", ["lint", inv], env),
+        run("lint --configs (identical)", ["lint", inv, "--configs", str(rendered)], env),
+    ]
+    devices = changed_copy(rendered, changed, 0.01)
+    stages += [
+        run(
+            f"lint --configs ({len(devices)} changed)",
+            ["lint", inv, "--configs", str(changed)],
+            env,
+        ),
+        run("diff --running", ["diff", inv, "--running", str(changed)], env),
+        run(
+            f"lint --device {devices[0]} (one PR)",
+            ["lint", inv, "--configs", str(changed), "--device", devices[0]],
+            env,
+        ),
+        run("render --hosts", ["render", inv, "-o", str(work / f"{label}-hosts"), "--hosts"], env),
+    ]
+    return stages
+
+
+def render_floor(inventory: Path, work: Path) -> dict[str, tuple[int, float, float]]:
+    """OS -> (devices, render CPU s, floor CPU s), measured in this process."""
+    from lossless.inventory import load_inventory
+    from lossless.planner.fabric import plan_fabric
+    from lossless.render import environment as jinja_environment
+    from lossless.render import file_name, render_device
+    from lossless.vendors import vendor_for
+
+    plan = plan_fabric(load_inventory(inventory))
+    by_os = defaultdict(list)
+    for device in plan.devices.values():
+        by_os[device.os].append(device)
+    out = work / "floor"
+    out.mkdir(exist_ok=True)
+    results = {}
+    for os_name, devices in by_os.items():
+        vendor = vendor_for(os_name)
+        template = jinja_environment().get_template(vendor.TEMPLATE)
+        contexts = [vendor.context(device, plan) for device in devices]
+        started = time.process_time()
+        for device, context in zip(devices, contexts, strict=True):
+            (out / file_name(device)).write_bytes(template.render(**context).encode())
+        floor = time.process_time() - started
+        started = time.process_time()
+        for device in devices:
+            (out / file_name(device)).write_bytes(render_device(device, plan).encode())
+        full = time.process_time() - started
+        results[os_name] = (len(devices), full, floor)
+    return results
+
+
+PIPELINE = ("validate", "plan --format json > file", "render", "lint", "lint --configs (identical)")
+
+
+def report(label: str, stages: list[Stage]) -> None:
+    print(f"\n{label}")
+    print(f"  {'stage':<36} {'wall s':>7} {'CPU s':>7} {'RSS MiB':>8} {'exit':>4}")
+    for stage in stages:
+        print(
+            f"  {stage.name:<36} {stage.wall:>7.2f} {stage.cpu:>7.2f} {stage.rss_mib:>8.0f} "
+            f"{stage.code:>4}"
+        )
+    chosen = [s for s in stages if s.name in PIPELINE]
+    print(
+        f"  {'pipeline (' + str(len(chosen)) + ' stages above)':<36} "
+        f"{sum(s.wall for s in chosen):>7.2f} {sum(s.cpu for s in chosen):>7.2f} "
+        f"{max(s.rss_mib for s in chosen):>8.0f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpus", type=int, default=32768)
+    parser.add_argument("--no-64k", action="store_true", help="skip the 64k memory run")
+    parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it")
+    args = parser.parse_args()
+    work = Path(args.keep or tempfile.mkdtemp(prefix="lossless-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    env = environment(work / "pycache")
+    run("warm the bytecode cache", ["lint", "inventories/lab.yaml"], env)
+    fabrics = {
+        f"{args.gpus} GPUs, all SONiC": generate(
+            args.gpus, 64, "400G", spine_radix=128, planes=True
+        ),
+        f"{args.gpus} GPUs, planes on {', '.join(MIXED)}": generate(
+            args.gpus, 64, "400G", spine_radix=128, planes=True, oses=MIXED
+        ),
+    }
+    try:
+        for number, (label, text) in enumerate(fabrics.items()):
+            inventory = work / f"fabric{number}.yaml"
+            inventory.write_text(text)
+            report(label, pipeline(f"f{number}", inventory, work, env))
+            print(f"\n  render vs floor ({label}; CPU s, this process):")
+            for os_name, (devices, full, floor) in render_floor(inventory, work).items():
+                print(
+                    f"    {os_name:<8} {devices:>5} devices  render {full:6.2f}  "
+                    f"floor {floor:6.2f}  ratio {full / floor:4.2f}"
+                )
+        if not args.no_64k:
+            inventory = work / "fabric-64k.yaml"
+            inventory.write_text(generate(2 * 32768, 64, "400G", spine_radix=128, planes=True))
+            stages = [
+                run("validate", ["validate", str(inventory)], env),
+                run("render", ["render", str(inventory), "-o", str(work / "64k")], env),
+                run("lint", ["lint", str(inventory)], env),
+                run(
+                    "lint --configs", ["lint", str(inventory), "--configs", str(work / "64k")], env
+                ),
+                run(
+                    "plan --format json > file",
+                    ["plan", str(inventory), "--format", "json"],
+                    env,
+                    stdout=work / "64k-plan.json",
+                ),
+            ]
+            report("65536 GPUs, all SONiC (memory)", stages)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
