@@ -87,14 +87,17 @@ def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[st
     """Every server NIC's host plan, by "server:nic", in inventory order; with `switches`,
     only the NICs cabled to one of them."""
     memo: dict[tuple, dict] = {}
+    cabled = None
+    if switches is not None:
+        cabled = {
+            end
+            for link in inventory.links
+            for end, other in ((link.a, link.b), (link.b, link.a))
+            if other.node in switches
+        }
     return {
         f"{server.name}:{nic.name}": plan_nic(inventory, server, nic, memo)
         for server in inventory.servers.values()
         for nic in server.nics.values()
-        if switches is None or _switch_of(inventory, server.name, nic.name) in switches
+        if cabled is None or (server.name, nic.name) in cabled
     }
-
-
-def _switch_of(inventory: Inventory, server: str, nic: str) -> str | None:
-    link = inventory.link_at(Endpoint(server, nic))
-    return None if link is None else link.other_end(Endpoint(server, nic)).node

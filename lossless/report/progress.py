@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-
-from rich.progress import Progress
+from typing import Any
 
 
 class ProgressReporter:
-    """A progress bar on a terminal; silent in CI and pipes."""
+    """A progress bar on a terminal; silent in CI and pipes (rich is not even loaded)."""
 
     def __init__(self, total: int, label: str):
-        self._progress = Progress(transient=True) if sys.stderr.isatty() else None
+        self._progress: Any = None
+        if sys.stderr.isatty():
+            from rich.progress import Progress
+
+            self._progress = Progress(transient=True)
         self._task = None
         if self._progress is not None:
             self._progress.start()

@@ -13,12 +13,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from hier_config.exceptions import DuplicateChildError
 from jsonpatch import JsonPatchException
 from jsonpointer import JsonPointerException
 
@@ -43,7 +43,6 @@ PARSER_ERRORS: tuple[type[BaseException], ...] = (
     AttributeError,
     IndexError,
     RecursionError,
-    DuplicateChildError,
     JsonPatchException,
     JsonPointerException,
 )
@@ -59,12 +58,19 @@ def _reason(error: BaseException) -> str:
     return reason if len(reason) <= MAX_REASON else reason[:MAX_REASON] + "..."
 
 
+def _parser_errors() -> tuple[type[BaseException], ...]:
+    """PARSER_ERRORS and, once hier_config is loaded, its DuplicateChildError: only a diff
+    loads hier_config (its import was a sixth of a one-device lint), and only it raises it."""
+    hier_config = sys.modules.get("hier_config.exceptions")
+    return PARSER_ERRORS + ((hier_config.DuplicateChildError,) if hier_config else ())
+
+
 @contextmanager
 def unreadable_is_bad_input(file: str, os_name: str) -> Iterator[None]:
     """Inside this, a parser's failure on the config `file` is bad input naming it."""
     try:
         yield
-    except PARSER_ERRORS as error:
+    except _parser_errors() as error:
         message = f"not a valid {OS_NAMES[os_name]} config: {_reason(error)}"
         # json's errors know where they are; every other one is placed at the file's start
         where = (getattr(error, "lineno", 1), getattr(error, "colno", 1))
