@@ -202,6 +202,13 @@ def report(label: str, stages: list[Stage]) -> None:
     )
 
 
+def calibration() -> float:
+    """CPU seconds of a fixed pure-Python loop: how fast this machine is right now."""
+    started = time.process_time()
+    sum(range(30_000_000))
+    return time.process_time() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, default=32768)
@@ -212,6 +219,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     env = environment(work / "pycache")
     run("warm the bytecode cache", ["lint", "inventories/lab.yaml"], env)
+    print(f"machine: sum(range(30,000,000)) takes {calibration():.2f} CPU s (scale by it)")
     fabrics = {
         f"{args.gpus} GPUs, all SONiC": generate(
             args.gpus, 64, "400G", spine_radix=128, planes=True

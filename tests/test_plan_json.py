@@ -81,20 +81,3 @@ def test_only_devices_and_ports_keep_fields_out_of_the_json():
         != tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
     }
     assert keeping_out == {"DevicePlan", "PortPlan"}
-
-
-@pytest.mark.parametrize("sort_keys", [False, True])
-@pytest.mark.parametrize("indent", [2, 4])
-def test_json_text_is_the_standard_librarys(indent, sort_keys):
-    from lossless import json_text
-
-    value = {
-        "b": {"Ethernet8|3": {"profile": "NULL"}, "a": [1, 2.5, None, True, "x"]},
-        "a": {"deep": {"deeper": {"deepest": ["  leading spaces", "", {}, []]}}},
-        "é": "ü \x7f \x00 \n",
-        "n": [1e16, 2**70],
-        "": {},
-    }
-    for sample in (value, value["b"], value["a"], {}, [], "text", 3):
-        expected = json.dumps(sample, indent=indent, sort_keys=sort_keys)
-        assert json_text.dumps(sample, indent, sort_keys=sort_keys) == expected
