@@ -13,6 +13,7 @@ from lossless.grammar import plural
 from lossless.plan import FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
+from lossless.vendors.common import read_config
 from lossless.vendors.untrusted import diff_config
 
 BACKUP_SUFFIXES = ("", ".cfg", ".conf", ".txt", ".json", ".yaml")
@@ -56,7 +57,10 @@ def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
         )
         if backup is not None:
             result.backup = str(backup)
-            result.changes = diff_config(device.os, str(backup), render_device(device, plan))
+            intended = render_device(device, plan)
+            # a backup byte-identical to the render has nothing to change (not parsed)
+            if read_config(str(backup)) != intended:
+                result.changes = diff_config(device.os, str(backup), intended)
         diffs.append(result)
     return diffs
 
