@@ -238,11 +238,22 @@ class Box:
 
 
 @dataclass(frozen=True)
+class Connection:
+    """The links between two boxes, as an SVG polyline."""
+
+    points: str
+    kind: str  # CSS class: w1 .. w4, thicker for more bandwidth
+    label: str
+    label_x: float
+    label_y: float
+
+
+@dataclass(frozen=True)
 class Diagram:
     width: int
     height: int
     boxes: list[Box]
-    lines: list[Line]
+    connections: list[Connection]
 
 
 def _fit(text: str, width: float) -> str:
@@ -285,14 +296,34 @@ def topology_diagram(
             totals[0] += links
             totals[1] += mbps
     heaviest = max((t[1] for t in pairs.values()), default=1) or 1
-    lines = []
+    links_drawn = []
     labelled = len(pairs) <= 6
     for (low, high), (links, mbps) in pairs.items():
-        a, b = boxes[low], boxes[high]
-        x1, y1 = _r(a.x + a.width / 2), a.y
-        x2, y2 = _r(b.x + b.width / 2), _r(b.y + BOX_HEIGHT)
+        if low == high:
+            continue  # links inside one box (a tier drawn as one): the links table has them
         weight = f"w{1 + round(3 * mbps / heaviest)}"
         label = f"{plural(links, 'link')}, {format_speed(mbps)}" if labelled else ""
-        lines.append(Line(x1, y1, x2, y2, weight, label, _r((x1 + x2) / 2 + 6), _r((y1 + y2) / 2)))
+        links_drawn.append(_connection(boxes[low], boxes[high], weight, label))
+    links_drawn.sort(key=lambda c: c.kind.endswith("lateral"))  # on top: they stand out
     height = 8 + len(rows) * ROW_GAP - (ROW_GAP - BOX_HEIGHT) + 8
-    return Diagram(DIAGRAM_WIDTH, max(height, BOX_HEIGHT + 16), boxes, lines)
+    return Diagram(DIAGRAM_WIDTH, max(height, BOX_HEIGHT + 16), boxes, links_drawn)
+
+
+def _connection(a: Box, b: Box, kind: str, label: str) -> Connection:
+    """From the top of the lower box to the bottom of the upper one; two boxes of one row
+    (a link inside a tier: a deadlock risk) by a V under the row, dashed in an accent
+    colour, which stays visible past the boxes between them."""
+    x1, x2 = _r(a.x + a.width / 2), _r(b.x + b.width / 2)
+    if a.y == b.y:
+        bottom = a.y + BOX_HEIGHT
+        dip = _r(bottom + (ROW_GAP - BOX_HEIGHT) / 2)
+        middle = _r((x1 + x2) / 2)
+        return Connection(
+            f"{x1},{bottom} {middle},{dip} {x2},{bottom}",
+            f"{kind} lateral",
+            label or "same tier",
+            _r(middle + 6),
+            dip,
+        )
+    y1, y2 = a.y, _r(b.y + BOX_HEIGHT)
+    return Connection(f"{x1},{y1} {x2},{y2}", kind, label, _r((x1 + x2) / 2 + 6), _r((y1 + y2) / 2))

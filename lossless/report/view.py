@@ -236,6 +236,7 @@ class ReportView:
     errors: int
     warnings: int
     suppressed: int
+    lint_summary: str  # "2 errors, 1 warning, 3 suppressed in the inventory"
     open_devices: bool  # small fabrics show every device section open
     data: dict[str, Any] = field(repr=False)
 
@@ -286,6 +287,7 @@ def build_report(
         errors=counts["error"],
         warnings=counts["warning"],
         suppressed=len(lint.suppressed),
+        lint_summary=_lint_summary(counts, len(lint.suppressed)),
         open_devices=len(devices) <= 12,
         data={},
     )
@@ -868,13 +870,17 @@ def _cards(
         Card(
             "lint",
             plural(counts["error"], "error"),
-            f"{plural(counts['warning'], 'warning')}"
-            + (f", {suppressed} suppressed in the inventory" if suppressed else ""),
+            _lint_summary(counts, suppressed).partition(", ")[2],
             "bad" if counts["error"] else "warn" if counts["warning"] else "ok",
             "#findings",
         )
     )
     return cards
+
+
+def _lint_summary(counts: Counter, suppressed: int) -> str:
+    summary = f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}"
+    return summary + (f", {suppressed} suppressed in the inventory" if suppressed else "")
 
 
 def _device_groups(devices: list[DeviceView]) -> list[DeviceGroup]:
