@@ -326,4 +326,7 @@ def _connection(a: Box, b: Box, kind: str, label: str) -> Connection:
             dip,
         )
     y1, y2 = a.y, _r(b.y + BOX_HEIGHT)
-    return Connection(f"{x1},{y1} {x2},{y2}", kind, label, _r((x1 + x2) / 2 + 6), _r((y1 + y2) / 2))
+    # the label a third of the way up from the lower box, where fanned-out lines are apart
+    return Connection(
+        f"{x1},{y1} {x2},{y2}", kind, label, _r(x1 + (x2 - x1) / 3 + 6), _r(y1 + (y2 - y1) / 3)
+    )
