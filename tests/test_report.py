@@ -157,12 +157,9 @@ def lab(tmp_path_factory):
     return Page(html), html, markdown
 
 
-@pytest.mark.parametrize("inventory", [LAB, POD], ids=["lab", "pod-2048"])
-def test_every_number_on_the_page_is_the_plans(inventory, tmp_path):
+def assert_numbers_are_the_plans(page: Page, plan: dict) -> None:
     """Each number element names its place in the plan; its value and the text a reader
     sees both equal `lossless plan --format json` there, for every port of its row."""
-    page = Page(write_report(inventory, tmp_path)[0])
-    plan = plan_json(inventory)
     checked = 0
     for figure in page.figures:
         device = plan["devices"][figure["device"]]
@@ -183,6 +180,25 @@ def test_every_number_on_the_page_is_the_plans(inventory, tmp_path):
             rows = [f["ports"] for f in page.figures if f["device"] == name and f["field"] == kind]
             assert sorted(p for row in rows for p in row) == sorted(wanted)
     assert page.sections == list(plan["devices"])
+
+
+@pytest.mark.parametrize("inventory", [LAB, POD], ids=["lab", "pod-2048"])
+def test_every_number_on_the_page_is_the_plans(inventory, tmp_path):
+    page = Page(write_report(inventory, tmp_path)[0])
+    assert_numbers_are_the_plans(page, plan_json(inventory))
+
+
+def test_a_switch_without_a_published_buffer(tmp_path, write):
+    """sonic-vs has no buffer size: no bar, the budget and the trigger say they are unknown,
+    and what is known is still the plan's."""
+    inventory = write(MINIMAL.replace("asic: spectrum-4", "asic: sonic-vs"))
+    html, markdown = write_report(inventory, tmp_path / "out")
+    page = Page(html)
+    assert_numbers_are_the_plans(page, plan_json(inventory))
+    assert set(page.bars) == {"spine1"}
+    assert "not checked: the ASIC&#39;s buffer size is not published" in html
+    assert "the PFC trigger is unknown" in html
+    assert "| leaf1 | leaf | sonic / sonic-vs | – | 2 | – | – | – | not checked" in markdown
 
 
 def test_the_embedded_json_is_the_plan_and_the_lint(lab):

@@ -131,8 +131,9 @@ def _log(low: float, high: float, out_low: float, out_high: float) -> Callable[[
 def headroom_chart(points: Sequence[tuple[float, int, str, str]]) -> Chart:
     """xoff (and the vendor table's floor) against cable length.
     points: (cable m, bytes, kind, title)."""
-    x_end, x_step = nice_ceiling(max((p[0] for p in points), default=1) or 1)
-    y_end, y_step = nice_ceiling(max((p[1] for p in points), default=1) or 1)
+    # 5 % of room past the largest value, so no marker sits on the frame
+    x_end, x_step = nice_ceiling(1.05 * max((p[0] for p in points), default=1) or 1)
+    y_end, y_step = nice_ceiling(1.05 * max((p[1] for p in points), default=1) or 1)
     x = _linear(0, x_end, LEFT, RIGHT)
     y = _linear(0, y_end, BOTTOM, TOP)
     return Chart(

@@ -22,13 +22,8 @@ from markupsafe import Markup
 
 from lossless.model import Inventory
 from lossless.plan import FabricPlan
-from lossless.report.view import (
-    ECN_COLUMNS,
-    HEADROOM_COLUMNS,
-    STATUS_TEXT,
-    ReportView,
-    build_report,
-)
+from lossless.report.device_view import ECN_COLUMNS, HEADROOM_COLUMNS
+from lossless.report.view import STATUS_TEXT, ReportView, build_report
 from lossless.resources import resource_path
 
 HTML_FILE = "index.html"
