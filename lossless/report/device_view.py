@@ -306,7 +306,7 @@ def _headroom_key(port: PortPlan) -> tuple:
         port.cable_m,
         port.lossless,
         port.peer_kind,
-        tuple(dataclasses.astuple(h) for h in port.headroom),
+        tuple(tuple(vars(h).values()) for h in port.headroom),  # all scalars
     )
 
 
@@ -399,7 +399,7 @@ def _headroom_chart(device: DevicePlan) -> charts.Chart | None:
 
 
 def _ecn_key(port: PortPlan) -> tuple:
-    return tuple(dataclasses.astuple(e)[:-1] for e in port.ecn)  # all but the derivation key
+    return tuple(tuple(vars(e).values()) for e in port.ecn)  # all scalars
 
 
 def _ecn_rows(device: DevicePlan) -> list[EcnRow]:
