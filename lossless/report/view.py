@@ -32,6 +32,8 @@ from lossless.units import format_speed
 
 # Findings listed per rule before "and N more" (the counts stay whole).
 FINDINGS_SHOWN = 200
+# Lines of switches in the Markdown: a pull-request comment holds 65,536 characters.
+MARKDOWN_LINES = 60
 STATUS_TEXT = {"ok": "ok", "warn": "check", "bad": "FAIL"}
 ROLES = {"leaf": "leaves", SERVER: "servers"}  # plural forms plural() would get wrong
 
@@ -106,7 +108,8 @@ class ReportView:
     scope: str
     cards: list[Card]
     devices: list[DeviceView]
-    device_groups: list[DeviceGroup]
+    device_groups: list[DeviceGroup]  # the Markdown's switch lines, at most MARKDOWN_LINES
+    more_devices: int  # switches in groups past MARKDOWN_LINES (in index.html only)
     tiers: list[TierRow]
     links: list[LinkRow]
     diagram: charts.Diagram
@@ -143,6 +146,7 @@ def build_report(
         for name in names
     ]
     counts = Counter(f.severity for f in lint.findings)
+    groups = _device_groups(devices)
     scope = (
         f"{plural(len(names), 'switch', 'switches')} of {len(inventory.devices)}: "
         f"{names_text(names)}"
@@ -157,7 +161,8 @@ def build_report(
         scope=scope,
         cards=_cards(devices, plan, bandwidth, counts, len(lint.suppressed)),
         devices=devices,
-        device_groups=_device_groups(devices),
+        device_groups=groups[:MARKDOWN_LINES],
+        more_devices=sum(g.count for g in groups[MARKDOWN_LINES:]),
         tiers=_tier_rows(bandwidth),
         links=_link_rows(bandwidth),
         diagram=_diagram(plan, bandwidth, names),
