@@ -105,6 +105,31 @@ class Chart:
     top: int = TOP
     bottom: int = BOTTOM
 
+    # Where the frame, tick labels and axis titles go (the template only places them).
+    @property
+    def plot_width(self) -> int:
+        return self.right - self.left
+
+    @property
+    def plot_height(self) -> int:
+        return self.bottom - self.top
+
+    @property
+    def y_tick_x(self) -> int:
+        return self.left - 4
+
+    @property
+    def x_tick_y(self) -> int:
+        return self.bottom + 14
+
+    @property
+    def x_title_y(self) -> int:
+        return self.bottom + 32
+
+    @property
+    def y_title_y(self) -> int:
+        return self.top + 4
+
 
 def nice_ceiling(value: float) -> tuple[float, float]:
     """An axis end at or above value and a tick step: 1, 2 or 5 x 10^k, 3 to 6 ticks."""
