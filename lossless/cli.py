@@ -248,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAMES",
-        help="only these devices: names, comma lists or ranges like leaf[01:04] (repeatable)",
+        help="only these devices (and fabric-wide findings): names, comma lists or ranges "
+        "like leaf[01:04] (repeatable)",
     )
     report.set_defaults(handler=_report)
 
@@ -291,6 +292,8 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
+
+
 OPERATING_SYSTEMS = ["sonic", "cumulus", "eos", "nxos", "junos"]
 
 

@@ -285,7 +285,7 @@ def report_command(args: argparse.Namespace) -> int:
 
     inventory = load_inventory(args.inventory)
     shown = select_devices(inventory.devices, args.device, args.inventory) if args.device else None
-    plan = plan_fabric(inventory, inventory.with_link_peers(shown) if shown else None)
+    plan = plan_fabric(inventory)  # whole: the deadlock rules need every link
     files = report_files(inventory, plan, lint(plan), shown)
     folder = Path(args.output)
     written = write_atomically(folder, files)

@@ -359,14 +359,28 @@ def test_the_same_inventory_gives_the_same_bytes(tmp_path):
     assert (code, out) == (0, f"0 written, 2 unchanged in {tmp_path / 'a'}\n")
 
 
-def test_device_option_reports_those_switches(tmp_path):
-    html, _ = write_report(LAB, tmp_path, "--device", "leaf1,spine2")
+def test_device_option_reports_those_switches(tmp_path, write):
+    html, _ = write_report(LAB, tmp_path / "lab", "--device", "leaf1,spine2")
     page = Page(html)
     assert page.sections == ["leaf1", "spine2"]
     assert "2 switches of 6: leaf1, spine2" in html
-    _, out = cli("lint", str(LAB), "--device", "leaf1,spine2", "--format", "json")
-    assert page.data["findings"] == json.loads(out)
     assert cli("report", str(LAB), "-o", str(tmp_path / "x"), "--device", "leaf9")[0] == 2
+    # findings about those switches and about the whole fabric (the deadlock cycle)
+    inventory = _findings_inventory(write)
+    page = Page(write_report(inventory, tmp_path / "findings", "--device", "leaf4")[0])
+    _, out = cli("lint", str(inventory), "--format", "json")
+    kept = [f for f in json.loads(out) if f["device"] in (None, "leaf4")]
+    assert page.data["findings"] == kept
+    assert {"LL112", "LL140"} <= {f["rule"] for f in kept}
+    assert {f["device"] for f in kept} == {None, "leaf4"}
+
+
+def test_one_switch_of_the_pod_is_linted_with_the_whole_fabric(tmp_path):
+    """The deadlock rules need every link: with only leaf01 and its peers planned, routes
+    between spines would seem to bounce through leaf01 (LL142)."""
+    page = Page(write_report(POD, tmp_path, "--device", "leaf01")[0])
+    assert page.sections == ["leaf01"]
+    assert page.data["findings"] == []
 
 
 def test_bad_input_writes_nothing(tmp_path, write):

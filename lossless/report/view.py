@@ -128,8 +128,15 @@ def build_report(
     lint: LintResult,
     shown: list[str] | None = None,
 ) -> ReportView:
-    """The report of the devices `shown` (default: all of the plan)."""
+    """The report of the devices `shown` (default: all of the plan): their sections, and the
+    findings about them or about the whole fabric (a deadlock cycle, say)."""
     names = list(plan.devices) if shown is None else shown
+    if shown is not None:
+        kept = set(shown)
+        lint = LintResult(
+            [f for f in lint.findings if f.device is None or f.device in kept],
+            [(f, why) for f, why in lint.suppressed if f.device is None or f.device in kept],
+        )
     bandwidth = fabric_bandwidth(plan, names)
     anchors = _anchors(names)
     per_device = Counter(f.device for f in lint.findings)
