@@ -66,6 +66,12 @@ def _diff(args: argparse.Namespace) -> int:
     return diff_command(args)
 
 
+def _report(args: argparse.Namespace) -> int:
+    from lossless.commands import report_command
+
+    return report_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
@@ -230,6 +236,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_device_access_arguments(push)
     push.set_defaults(handler=_push)
 
+    report = commands.add_parser(
+        "report",
+        help="write an HTML page (DIR/index.html) and a Markdown summary (DIR/report.md) of "
+        "the plan's numbers and the lint findings",
+    )
+    report.add_argument("inventory")
+    report.add_argument("-o", "--output", metavar="DIR", required=True, help="folder to write to")
+    report.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices (and fabric-wide findings): names, comma lists or ranges "
+        "like leaf[01:04] (repeatable)",
+    )
+    report.set_defaults(handler=_report)
+
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
     rules.add_argument("rule", nargs="?", help="a rule ID or name, e.g. LL112 or ecn-before-pfc")
     rules.add_argument("--format", choices=["text", "json"], default="text")
@@ -269,6 +292,8 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
+
+
 OPERATING_SYSTEMS = ["sonic", "cumulus", "eos", "nxos", "junos"]
 
 

@@ -279,6 +279,20 @@ def lint_command(args: argparse.Namespace) -> int:
     return 1 if result.failed else 0
 
 
+def report_command(args: argparse.Namespace) -> int:
+    from lossless.lint.registry import lint
+    from lossless.report.page import report_files
+
+    inventory = load_inventory(args.inventory)
+    shown = select_devices(inventory.devices, args.device, args.inventory) if args.device else None
+    plan = plan_fabric(inventory)  # whole: the deadlock rules need every link
+    files = report_files(inventory, plan, lint(plan), shown)
+    folder = Path(args.output)
+    written = write_atomically(folder, files)
+    print(f"{len(written.written)} written, {len(written.unchanged)} unchanged in {folder}")
+    return 0
+
+
 def rules_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import find_rule, registered_rules
 
