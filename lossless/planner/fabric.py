@@ -258,5 +258,6 @@ def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPl
         nics=plan_nics(inventory),
         lint_ignore=dict(inventory.lint_ignore),
         forwarding_servers={s.name: str(s.where) for s in inventory.servers.values() if s.forwards},
+        complete=not only,
         derivations=dict(sorted(planner.derivations.items())),
     )
