@@ -77,9 +77,19 @@ def record_push(root: Path, device: str, running: str, confirm: bool) -> Path:
 
 
 def push(run, inventory: str, device: str, root: Path) -> tuple[int, dict]:
-    """`push --commit` through the mock: exit code and the device's JSON result."""
+    """`push --commit` through the mock: exit code and the device's JSON result. The device is
+    pushed alone on purpose (its PFC-coupled changes split links: --split-links)."""
     result = run(
-        "push", inventory, "--device", device, "--commit", "--mock", str(root), "--format", "json"
+        "push",
+        inventory,
+        "--device",
+        device,
+        "--commit",
+        "--split-links",
+        "--mock",
+        str(root),
+        "--format",
+        "json",
     )
     [entry] = json.loads(result.out)["devices"]
     return result.code, entry
