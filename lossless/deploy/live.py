@@ -30,7 +30,13 @@ from nornir.plugins.runners import ThreadedRunner
 
 from lossless.deploy.credentials import CredentialStore
 from lossless.deploy.impact import ChangeImpact, classify
-from lossless.deploy.order import ChangeOrder, batch_lines, change_order, push_batches
+from lossless.deploy.order import (
+    ChangeOrder,
+    batch_lines,
+    broken_links,
+    change_order,
+    push_batches,
+)
 from lossless.errors import InputError, UsageError
 from lossless.files import inside
 from lossless.lint.drift import drift
@@ -276,12 +282,17 @@ class Deployer:
                 progress,
             )
             for result in done:
-                result.changes, result.impacts = (
-                    reads[result.device].changes,
-                    reads[result.device].impacts,
-                )
+                result.changes = reads[result.device].changes
+                result.impacts = reads[result.device].impacts
                 results[result.device] = result
                 stopped = stopped or result.failed
+            failed = {r.device for r in done if r.failed}
+            changed = {r.device for r in done if r.status == "changed"}
+            for name, links in broken_links(plan.order, failed, changed).items():
+                results[name].message += (
+                    "; its PFC-coupled link peer failed, so these links disagree on PFC until "
+                    "both ends match: " + ", ".join(links)
+                )
         return [results[d.name] for d in devices], plan
 
     @staticmethod

@@ -75,11 +75,8 @@ def diff_order(plan: FabricPlan, diffs: list[DeviceDiff]) -> ChangeOrder:
     """The phases of the changed devices; a device without a backup is unknown."""
     return change_order(
         plan,
-        {
-            d.device: (d.impacts if d.backup is not None else None)
-            for d in diffs
-            if d.changes or d.backup is None
-        },
+        {d.device: (d.impacts if d.backup is not None else None) for d in diffs},
+        unchanged_phase=False,
     )
 
 

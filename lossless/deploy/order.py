@@ -39,12 +39,25 @@ WHY = {
 KIND_ORDER = (HITLESS_ONLY, DISRUPTIVE_ONLY, COUPLED, UNCHANGED)
 
 
+@dataclass(frozen=True)
+class Link:
+    """A switch-to-switch link both of whose ends take a PFC-coupled change."""
+
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+
+    def __str__(self) -> str:
+        return f"{self.a}:{self.a_port} - {self.b}:{self.b_port}"
+
+
 @dataclass
 class Phase:
     number: int
     kind: str  # one of KIND_ORDER
     devices: list[str]
-    links: list[str] = field(default_factory=list)  # the coupled links, "a:port - b:port"
+    links: list[Link] = field(default_factory=list)  # the coupled links of the group
 
     @property
     def together(self) -> bool:
@@ -57,7 +70,7 @@ class Phase:
             "kind": self.kind,
             "why": WHY[self.kind],
             "devices": self.devices,
-            **({"links": self.links} if self.links else {}),
+            **({"links": [str(link) for link in self.links]} if self.links else {}),
         }
 
 
@@ -78,7 +91,7 @@ class ChangeOrder:
     def lines(self) -> list[str]:
         lines = ["order (docs/change-impact.md):"] if self.phases else []
         for phase in self.phases:
-            links = f" (links {', '.join(phase.links)})" if phase.links else ""
+            links = f" (links {', '.join(map(str, phase.links))})" if phase.links else ""
             lines.append(
                 f"  phase {phase.number}, {WHY[phase.kind]}: {', '.join(phase.devices)}{links}"
             )
@@ -89,13 +102,18 @@ class ChangeOrder:
         return lines
 
 
-def change_order(plan: FabricPlan, impacts: dict[str, list[ChangeImpact] | None]) -> ChangeOrder:
+def change_order(
+    plan: FabricPlan,
+    impacts: dict[str, list[ChangeImpact] | None],
+    unchanged_phase: bool = True,
+) -> ChangeOrder:
     """Phases for the devices of `impacts` (in its order); None: the device's changes are
-    unknown (no backup, no driver), so it is in no phase, and its coupled links are split."""
+    unknown (no backup, no driver), so it is in no phase, and its coupled links are split.
+    Devices with nothing to change are in the last phase, if `unchanged_phase`."""
     known = {name: found for name, found in impacts.items() if found is not None}
     coupled = {name: _coupled_ports(plan, name, found) for name, found in known.items()}
     groups = _Groups(known)
-    links: dict[str, list[str]] = {}
+    links: dict[str, list[Link]] = {}
     split = []
     for name, ports in coupled.items():
         if not ports:
@@ -103,7 +121,7 @@ def change_order(plan: FabricPlan, impacts: dict[str, list[ChangeImpact] | None]
         for port, peer, peer_port in _switch_links(plan, name):
             if not _couples(ports, port):
                 continue
-            link = f"{name}:{port} - {peer}:{peer_port}"
+            link = Link(name, port, peer, peer_port)
             if peer not in known:
                 split.append(f"{link} ({peer}'s change is not known here)")
             elif _couples(coupled[peer], peer_port) and name < peer:
@@ -120,7 +138,7 @@ def change_order(plan: FabricPlan, impacts: dict[str, list[ChangeImpact] | None]
         chosen = [
             name for name, found in known.items() if not coupled[name] and _kind(found) == kind
         ]
-        if chosen:
+        if chosen and (unchanged_phase or kind != UNCHANGED):
             phases.append(Phase(len(phases) + 1, kind, chosen))
     return ChangeOrder(phases, split)
 
@@ -200,6 +218,18 @@ def push_batches(order: ChangeOrder, canary: int, batch_size: int) -> list[list[
     if current:
         batches.append(current)
     return batches
+
+
+def broken_links(order: ChangeOrder, failed: set[str], changed: set[str]) -> dict[str, list[str]]:
+    """After a batch: for each device that changed, the coupled links whose other end failed
+    (it was not changed, or was rolled back), which now disagree on PFC."""
+    broken: dict[str, list[str]] = {}
+    for phase in order.phases:
+        for link in phase.links:
+            for end, other in ((link.a, link.b), (link.b, link.a)):
+                if end in changed and other in failed:
+                    broken.setdefault(end, []).append(f"{link} ({other} failed)")
+    return broken
 
 
 def batch_lines(batches: list[list[str]], canary: int, batch_size: int) -> list[str]:
