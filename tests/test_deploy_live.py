@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_cases import push_alone
 from conftest import INVENTORIES, REPO
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -440,18 +441,7 @@ def test_an_unreadable_running_config_after_commit_rolls_back(run, mock):
         rollback__1={},
         get_config__1=running,
     )
-    result = run(  # spine1 alone on purpose: its PFC-coupled changes split links
-        "push",
-        LAB,
-        "--device",
-        "spine1",
-        "--commit",
-        "--split-links",
-        "--mock",
-        str(root),
-        "--format",
-        "json",
-    )
+    result = push_alone(run, LAB, "spine1", root)
     assert result.code == 1 and "Traceback" not in result.err
     device = _results(result)["spine1"]
     assert device["status"] == "rolled-back"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_cases import push_alone
 from conftest import INVENTORIES, REPO
 from test_deploy_live import DIFF, _results, mock  # noqa: F401  (mock is a fixture)
 from test_junos_lint import REMOVED
@@ -28,18 +29,7 @@ def _push(run, mock, running: str):  # noqa: F811
         confirm_commit__1={},
         get_config__1={"running": running, "startup": "", "candidate": ""},
     )
-    result = run(  # leaf4 alone on purpose: its PFC-coupled changes split links
-        "push",
-        LAB,
-        "--device",
-        "leaf4",
-        "--commit",
-        "--split-links",
-        "--mock",
-        str(root),
-        "--format",
-        "json",
-    )
+    result = push_alone(run, LAB, "leaf4", root)
     return result, _results(result)["leaf4"]
 
 

@@ -46,6 +46,31 @@ class ImpactRule:
     within: str = ""  # CLI trees: a regex one of the enclosing section lines must match
 
 
+# Rules every OS has, with only the pattern its own: the vendor modules build them here.
+PFC_DISAGREE = "; lossless traffic is dropped while the two ends of the link disagree on PFC"
+
+
+def rehash(pattern: str) -> ImpactRule:
+    """A change of the ECMP hash fields or seed: every flow is hashed anew."""
+    return ImpactRule(
+        pattern,
+        DISRUPTIVE,
+        "ECMP rehash: established flows move to other paths (reordering and RoCE retransmissions)",
+        "docs/reference/physics.md 5 [DERIVED]",
+    )
+
+
+def description(pattern: str, within: str = "") -> ImpactRule:
+    """A port's description: nothing in forwarding reads it."""
+    return ImpactRule(
+        pattern,
+        HITLESS,
+        "a description changes nothing in forwarding",
+        "docs/change-impact.md",
+        within=within,
+    )
+
+
 UNCLASSIFIED = ImpactRule(
     "",
     DISRUPTIVE,

@@ -48,7 +48,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule
+from lossless.deploy.impact import DISRUPTIVE, HITLESS, PFC_DISAGREE, ImpactRule, description
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
@@ -301,7 +301,6 @@ _RELOAD = "docs/reference/vendors.md 11d item 1 [SRC]"
 _BUFFER_CHANGE = (
     "NVUE reloads switchd and the ASIC buffer is modified: 'might result in momentary packet loss'"
 )
-_PFC_LINK = "; lossless traffic is dropped while the two ends of the link disagree on PFC"
 IMPACT = (
     ImpactRule(
         _NV + r"system forwarding hash-seed",
@@ -321,7 +320,7 @@ IMPACT = (
         DISRUPTIVE,
         "RoCE mode sets PFC on the RoCE priority and its lossless buffer pool: "
         + _BUFFER_CHANGE
-        + _PFC_LINK,
+        + PFC_DISAGREE,
         f"docs/reference/vendors.md 11d item 4 [SRC], {_RELOAD}",
         link=True,
     ),
@@ -342,7 +341,7 @@ IMPACT = (
         DISRUPTIVE,
         "changes which priorities the ports of this PFC profile pause and honour: "
         + _BUFFER_CHANGE
-        + _PFC_LINK,
+        + PFC_DISAGREE,
         _RELOAD,
         link=True,
     ),
@@ -357,7 +356,7 @@ IMPACT = (
         DISRUPTIVE,
         "binds the port to another PFC profile (priorities and headroom): "
         + _BUFFER_CHANGE
-        + _PFC_LINK,
+        + PFC_DISAGREE,
         _RELOAD,
         link=True,
     ),
@@ -375,12 +374,7 @@ IMPACT = (
         "ECN thresholds and egress scheduling: switchd reloads without touching forwarding",
         _RELOAD,
     ),
-    ImpactRule(
-        _PORT + r"description",
-        HITLESS,
-        "a description changes nothing in forwarding",
-        "docs/change-impact.md",
-    ),
+    description(_PORT + r"description"),
     ImpactRule(
         _PORT + r"type ",
         HITLESS,

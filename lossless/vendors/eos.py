@@ -28,7 +28,14 @@ from __future__ import annotations
 from typing import Any
 
 from lossless.asics import Asic, catalogue
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule
+from lossless.deploy.impact import (
+    DISRUPTIVE,
+    HITLESS,
+    PFC_DISAGREE,
+    ImpactRule,
+    description,
+    rehash,
+)
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, QueuePlan
 from lossless.vendors.common import expressed_facts, group, seconds
 from lossless.vendors.eos_parse import (  # noqa: F401  (this OS's parser)
@@ -312,12 +319,9 @@ def diff(running: str, intended: str) -> list[str]:
 _IF = r"^interface (?P<port>\S+)"
 _PROFILE = r"^qos profile "
 _UNDOCUMENTED = "docs/reference/vendors.md 11a [UNV]"
-_PFC_LINK = "; lossless traffic is dropped while the two ends of the link disagree on PFC"
 _MAPS = "the priority and queue RoCE uses must match the link peer's"
 IMPACT = (
-    ImpactRule(
-        r"^(no )?description", HITLESS, "a description changes nothing", _UNDOCUMENTED, within=_IF
-    ),
+    description(r"^(no )?description", within=_IF),
     ImpactRule(
         r"^(no )?speed ",
         DISRUPTIVE,
@@ -336,7 +340,7 @@ IMPACT = (
     ImpactRule(
         r"^(no )?(service-profile|priority-flow-control) ",
         DISRUPTIVE,
-        "changes the port's PFC no-drop priorities and queue settings at once" + _PFC_LINK,
+        "changes the port's PFC no-drop priorities and queue settings at once" + PFC_DISAGREE,
         _UNDOCUMENTED,
         link=True,
         within=_IF,
@@ -347,7 +351,7 @@ IMPACT = (
         "re-classifies by DSCP; " + _MAPS,
         _UNDOCUMENTED,
         link=True,
-        within=_IF,
+        within=f"{_IF}|{_PROFILE}",
     ),
     ImpactRule(
         r"^(no )?(uc-)?tx-queue |^(no )?(priority|bandwidth)|^(no )?random-detect",
@@ -367,15 +371,7 @@ IMPACT = (
         r"^(no )?priority-flow-control ",
         DISRUPTIVE,
         "changes which priorities every port with this QoS profile pauses and honours (their "
-        "no-drop buffers)" + _PFC_LINK,
-        _UNDOCUMENTED,
-        link=True,
-        within=_PROFILE,
-    ),
-    ImpactRule(
-        r"^(no )?qos trust ",
-        HITLESS,
-        "re-classifies by DSCP; " + _MAPS,
+        "no-drop buffers)" + PFC_DISAGREE,
         _UNDOCUMENTED,
         link=True,
         within=_PROFILE,
@@ -397,7 +393,7 @@ IMPACT = (
     ImpactRule(
         r"^(no )?qos profile ",
         DISRUPTIVE,
-        "adds or removes a whole QoS profile (the PFC and queues of its ports)" + _PFC_LINK,
+        "adds or removes a whole QoS profile (the PFC and queues of its ports)" + PFC_DISAGREE,
         _UNDOCUMENTED,
         link=True,
     ),
@@ -421,12 +417,7 @@ IMPACT = (
         "re-allocation)",
         _UNDOCUMENTED,
     ),
-    ImpactRule(
-        r"^(no )?ip load-sharing ",
-        DISRUPTIVE,
-        "ECMP rehash: established flows move to other paths (reordering and RoCE retransmissions)",
-        "docs/reference/physics.md 5 [DERIVED]",
-    ),
+    rehash(r"^(no )?ip load-sharing "),
     ImpactRule(
         r"^(no )?hardware counter feature ecn",
         HITLESS,

@@ -37,7 +37,14 @@ import math
 import re
 from typing import Any
 
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule
+from lossless.deploy.impact import (
+    DISRUPTIVE,
+    HITLESS,
+    PFC_DISAGREE,
+    ImpactRule,
+    description,
+    rehash,
+)
 from lossless.errors import InputError, Problem
 from lossless.plan import (
     DevicePlan,
@@ -428,7 +435,6 @@ def diff(running: str, intended: str) -> list[str]:
 _STATEMENT = r"^(?:set|delete) "
 _COS = _STATEMENT + r"class-of-service "
 _JUNOS = "docs/reference/vendors.md 11c item {} [SRC]"
-_PFC_LINK = "; lossless traffic is dropped while the two ends of the link disagree on PFC"
 _MAPS = "the class and queue RoCE lands in must match the link peer's"
 _UNDOCUMENTED = "docs/reference/vendors.md 11c [UNV]"
 IMPACT = (
@@ -450,7 +456,7 @@ IMPACT = (
         _COS + r"congestion-notification-profile ",
         DISRUPTIVE,
         "changes PFC on the profile's ports: each port is blocked (all queues drop) until the "
-        "change is done" + _PFC_LINK,
+        "change is done" + PFC_DISAGREE,
         _JUNOS.format(1),
         link=True,
     ),
@@ -458,7 +464,7 @@ IMPACT = (
         _COS + r"interfaces (?P<port>\S+) congestion-notification-profile",
         DISRUPTIVE,
         "changes PFC on the port: it is blocked (all queues drop) until the change is done"
-        + _PFC_LINK,
+        + PFC_DISAGREE,
         _JUNOS.format(1),
         link=True,
     ),
@@ -466,7 +472,7 @@ IMPACT = (
         _COS + r"forwarding-classes ",
         DISRUPTIVE,
         "changes which queue is lossless (no-loss) and the priority its pause frames carry"
-        + _PFC_LINK,
+        + PFC_DISAGREE,
         f"{_JUNOS.format(4)}, {_UNDOCUMENTED}",
         link=True,
     ),
@@ -489,16 +495,6 @@ IMPACT = (
         "the interface is deleted and added again: its link goes down and up",
         _JUNOS.format(3),
     ),
-    ImpactRule(
-        _STATEMENT + r"interfaces (?P<port>\S+) description ",
-        HITLESS,
-        "a description changes nothing",
-        "docs/change-impact.md",
-    ),
-    ImpactRule(
-        _STATEMENT + r"forwarding-options (?:enhanced-hash-key|hash-key)",
-        DISRUPTIVE,
-        "ECMP rehash: established flows move to other paths (reordering and RoCE retransmissions)",
-        "docs/reference/physics.md 5 [DERIVED]",
-    ),
+    description(_STATEMENT + r"interfaces (?P<port>\S+) description "),
+    rehash(_STATEMENT + r"forwarding-options (?:enhanced-hash-key|hash-key)"),
 )

@@ -42,7 +42,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule
+from lossless.deploy.impact import (
+    DISRUPTIVE,
+    HITLESS,
+    PFC_DISAGREE,
+    ImpactRule,
+    description,
+    rehash,
+)
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PortPlan, WatchdogPlan
 from lossless.vendors.common import expressed_facts, group
 from lossless.vendors.nxos_parse import (  # noqa: F401  (this OS's parser)
@@ -387,16 +394,9 @@ def diff(running: str, intended: str) -> list[str]:
 _IF = r"^interface (?P<port>\S+)"
 _PFC_GUIDE = "docs/reference/vendors.md 11b item {} [SRC]"
 _UNDOCUMENTED = "docs/reference/vendors.md 11b [UNV]"
-_PFC_LINK = "; lossless traffic is dropped while the two ends of the link disagree on PFC"
 _MAPS = "the qos-group RoCE lands in must match the link peer's"
 IMPACT = (
-    ImpactRule(
-        r"^(no )?description",
-        HITLESS,
-        "a description changes nothing",
-        "docs/change-impact.md",
-        within=_IF,
-    ),
+    description(r"^(no )?description", within=_IF),
     ImpactRule(
         r"^(no )?mtu ",
         DISRUPTIVE,
@@ -416,7 +416,7 @@ IMPACT = (
         r"^(no )?priority-flow-control mode",
         DISRUPTIVE,
         "turns PFC on or off on the port in both directions at once (no port flap; 9300-GX "
-        "allocates or frees its no-drop buffers)" + _PFC_LINK,
+        "allocates or frees its no-drop buffers)" + PFC_DISAGREE,
         f"{_PFC_GUIDE.format(1)}, {_PFC_GUIDE.format(2)}, {_PFC_GUIDE.format(3)}",
         link=True,
         within=_IF,
@@ -440,7 +440,7 @@ IMPACT = (
         r"pause pfc-cos",
         DISRUPTIVE,
         "changes the system's no-drop classes: which priorities every PFC port pauses and "
-        "honours, and the ingress buffer carved for them" + _PFC_LINK,
+        "honours, and the ingress buffer carved for them" + PFC_DISAGREE,
         f"{_PFC_GUIDE.format(2)}, {_PFC_GUIDE.format(3)}, {_UNDOCUMENTED}",
         link=True,
         within=r"^policy-map type network-qos ",
@@ -456,7 +456,7 @@ IMPACT = (
     ImpactRule(
         r"^(no )?policy-map type network-qos ",
         DISRUPTIVE,
-        "adds or removes a network-qos policy (no-drop classes, class MTU)" + _PFC_LINK,
+        "adds or removes a network-qos policy (no-drop classes, class MTU)" + PFC_DISAGREE,
         f"docs/reference/vendors.md 2c [SRC], {_UNDOCUMENTED}",
         link=True,
     ),
@@ -464,7 +464,7 @@ IMPACT = (
         r"^(no )?service-policy type network-qos ",
         DISRUPTIVE,
         "attaches another network-qos policy to the system: no-drop classes and buffer "
-        "carving of every port change" + _PFC_LINK,
+        "carving of every port change" + PFC_DISAGREE,
         f"docs/reference/vendors.md 2c [SRC], {_UNDOCUMENTED}",
         link=True,
         within=r"^system qos",
@@ -511,12 +511,7 @@ IMPACT = (
         "PFC watchdog timers; the watchdog only watches no-drop queues",
         _UNDOCUMENTED,
     ),
-    ImpactRule(
-        r"^(no )?ip load-sharing ",
-        DISRUPTIVE,
-        "ECMP rehash: established flows move to other paths (reordering and RoCE retransmissions)",
-        "docs/reference/physics.md 5 [DERIVED]",
-    ),
+    rehash(r"^(no )?ip load-sharing "),
     ImpactRule(
         r"^(no )?system jumbomtu ",
         HITLESS,

@@ -33,7 +33,7 @@ from typing import Any
 
 from jsonpointer import escape
 
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule
+from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule, rehash
 from lossless.vendors.sonic_json import reference
 
 ALL = "all"  # every field of our own named entries
@@ -312,11 +312,5 @@ IMPACT = (
         "PFC watchdog timers: the port's watchdog restarts with them",
         _SWSS.format(6),
     ),
-    ImpactRule(
-        r" /SWITCH_HASH/",
-        DISRUPTIVE,
-        "ECMP rehash: established flows move to other paths (reordering and RoCE "
-        "retransmissions for in-flight messages)",
-        _SWSS.format(7).replace("[SRC]", "[DERIVED]"),
-    ),
+    rehash(r" /SWITCH_HASH/"),
 )
