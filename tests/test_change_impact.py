@@ -473,3 +473,15 @@ def test_the_live_diff_classifies_and_orders_like_the_offline_one(run, mock, bac
         "spine1:Ethernet1/1 - leaf1:Ethernet248 (leaf1's change is not known here)"
         in (live["order"]["split_links"])
     )
+
+
+def test_a_pfc_change_on_a_server_port_alone_is_its_own_phase(run, backups):
+    _edit_sonic(backups / "leaf1.json", "PORT_QOS_MAP", "Ethernet0", "pfc_enable", "")
+    _, report = _diff(run, backups)
+    assert _impacts(report, "leaf1") == [
+        (DISRUPTIVE, True, "replace /PORT_QOS_MAP/Ethernet0/pfc_enable")
+    ]
+    [phase] = report["order"]["phases"]
+    assert phase["kind"] == "pfc-coupled" and phase["devices"] == ["leaf1"]
+    assert phase["why"] == "PFC change, no switch link peer changing PFC with it"
+    assert "links" not in phase and report["order"]["split_links"] == []

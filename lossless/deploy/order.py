@@ -36,6 +36,9 @@ WHY = {
     COUPLED: "PFC-coupled across links: push together, in one batch",
     UNCHANGED: "nothing to change in lossless's diff",
 }
+# a PFC change no switch at the other end of a link changes with it (its peers already agree,
+# or are servers, whose NICs `lossless render --hosts` configures)
+ALONE = "PFC change, no switch link peer changing PFC with it"
 KIND_ORDER = (HITLESS_ONLY, DISRUPTIVE_ONLY, COUPLED, UNCHANGED)
 
 
@@ -60,6 +63,12 @@ class Phase:
     links: list[Link] = field(default_factory=list)  # the coupled links of the group
 
     @property
+    def why(self) -> str:
+        if self.kind == COUPLED and not self.links:
+            return ALONE
+        return WHY[self.kind]
+
+    @property
     def together(self) -> bool:
         """Its devices must be changed in the same batch."""
         return self.kind == COUPLED
@@ -68,7 +77,7 @@ class Phase:
         return {
             "phase": self.number,
             "kind": self.kind,
-            "why": WHY[self.kind],
+            "why": self.why,
             "devices": self.devices,
             **({"links": [str(link) for link in self.links]} if self.links else {}),
         }
@@ -93,7 +102,7 @@ class ChangeOrder:
         for phase in self.phases:
             links = f" (links {', '.join(map(str, phase.links))})" if phase.links else ""
             lines.append(
-                f"  phase {phase.number}, {WHY[phase.kind]}: {', '.join(phase.devices)}{links}"
+                f"  phase {phase.number}, {phase.why}: {', '.join(phase.devices)}{links}"
             )
         lines += [
             f"  split link {link}: its ends disagree on PFC until both are changed"
