@@ -200,6 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=["text", "json"], default="text")
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when anything would change")
     diff.add_argument(
+        "--fail-on",
+        choices=["disruptive"],
+        help="exit 1 when a change is disruptive (docs/change-impact.md): a CI gate",
+    )
+    diff.add_argument(
         "--live",
         action="store_true",
         help="ask the switches through napalm (compare_config; nothing is committed)",
@@ -218,8 +223,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     push.add_argument("--all", action="store_true", help="every device of the inventory")
     push.add_argument("--commit", action="store_true", help="commit (default: dry run)")
-    push.add_argument("--canary", type=int, default=1, help="devices pushed alone first (1)")
-    push.add_argument("--batch-size", type=int, default=10, help="devices per batch after them")
+    push.add_argument(
+        "--canary",
+        type=int,
+        default=1,
+        help="devices pushed alone first (1); a PFC-coupled group comes whole",
+    )
+    push.add_argument(
+        "--batch-size",
+        type=int,
+        default=10,
+        help="devices per batch after them, in the change order (docs/change-impact.md)",
+    )
     push.add_argument(
         "--revert-in",
         type=int,
@@ -231,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --commit, devices napalm has no driver for (SONiC, Cumulus) are listed "
         "and skipped without failing the run (default: exit 1)",
+    )
+    push.add_argument(
+        "--split-links",
+        action="store_true",
+        help="with --commit, push a PFC-coupled change although the other end of its link is "
+        "not in this push (it already has the new PFC settings); default: refuse",
     )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)
