@@ -66,6 +66,12 @@ def _diff(args: argparse.Namespace) -> int:
     return diff_command(args)
 
 
+def _report(args: argparse.Namespace) -> int:
+    from lossless.commands import report_command
+
+    return report_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lossless",
@@ -194,6 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=["text", "json"], default="text")
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when anything would change")
     diff.add_argument(
+        "--fail-on",
+        choices=["disruptive"],
+        help="exit 1 when a change is disruptive (docs/change-impact.md): a CI gate",
+    )
+    diff.add_argument(
         "--live",
         action="store_true",
         help="ask the switches through napalm (compare_config; nothing is committed)",
@@ -212,8 +223,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     push.add_argument("--all", action="store_true", help="every device of the inventory")
     push.add_argument("--commit", action="store_true", help="commit (default: dry run)")
-    push.add_argument("--canary", type=int, default=1, help="devices pushed alone first (1)")
-    push.add_argument("--batch-size", type=int, default=10, help="devices per batch after them")
+    push.add_argument(
+        "--canary",
+        type=int,
+        default=1,
+        help="devices pushed alone first (1); a PFC-coupled group comes whole",
+    )
+    push.add_argument(
+        "--batch-size",
+        type=int,
+        default=10,
+        help="devices per batch after them, in the change order (docs/change-impact.md)",
+    )
     push.add_argument(
         "--revert-in",
         type=int,
@@ -226,9 +247,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --commit, devices napalm has no driver for (SONiC, Cumulus) are listed "
         "and skipped without failing the run (default: exit 1)",
     )
+    push.add_argument(
+        "--split-links",
+        action="store_true",
+        help="with --commit, push a PFC-coupled change although the other end of its link is "
+        "not in this push (it already has the new PFC settings); default: refuse",
+    )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)
     push.set_defaults(handler=_push)
+
+    report = commands.add_parser(
+        "report",
+        help="write an HTML page (DIR/index.html) and a Markdown summary (DIR/report.md) of "
+        "the plan's numbers and the lint findings",
+    )
+    report.add_argument("inventory")
+    report.add_argument("-o", "--output", metavar="DIR", required=True, help="folder to write to")
+    report.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices (and fabric-wide findings): names, comma lists or ranges "
+        "like leaf[01:04] (repeatable)",
+    )
+    report.set_defaults(handler=_report)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
     rules.add_argument("rule", nargs="?", help="a rule ID or name, e.g. LL112 or ecn-before-pfc")
@@ -269,6 +313,8 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
+
+
 OPERATING_SYSTEMS = ["sonic", "cumulus", "eos", "nxos", "junos"]
 
 

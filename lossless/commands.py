@@ -289,6 +289,20 @@ def lint_command(args: argparse.Namespace) -> int:
     return 1 if result.failed else 0
 
 
+def report_command(args: argparse.Namespace) -> int:
+    from lossless.lint.registry import lint
+    from lossless.report.page import report_files
+
+    inventory = load_inventory(args.inventory)
+    shown = select_devices(inventory.devices, args.device, args.inventory) if args.device else None
+    plan = plan_fabric(inventory)  # whole: the deadlock rules need every link
+    files = report_files(inventory, plan, lint(plan), shown)
+    folder = Path(args.output)
+    written = write_atomically(folder, files)
+    print(f"{len(written.written)} written, {len(written.unchanged)} unchanged in {folder}")
+    return 0
+
+
 def rules_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import find_rule, registered_rules
 
@@ -354,30 +368,38 @@ def _deployer(args: argparse.Namespace, plan):
 
 
 def diff_command(args: argparse.Namespace) -> int:
-    from lossless.deploy.offline import offline_diff, render_json, render_text
+    from lossless.deploy.impact import disruptive
+    from lossless.deploy.offline import diff_order, offline_diff, render_json, render_text
 
     inventory = load_inventory(args.inventory)
     devices = _devices(inventory, args)
     if args.live:
         _require_deploy_extra()
+        from lossless.deploy.live import live_order
         from lossless.deploy.report import ProgressReporter, render_results
 
         plan = plan_fabric(inventory, devices)
         planned = list(plan.devices.values())
         with ProgressReporter(len(planned), "live diff") as progress:
             results = _deployer(args, plan).diff(planned, progress)
-        print(render_results(results, args.format), end="")
+        print(render_results(results, args.format, live_order(plan, results)), end="")
         failed = any(r.failed for r in results)
         changed = any(r.status == "would-change" for r in results)
-        return 1 if failed or (args.exit_code and changed) else 0
-    if not args.running:
-        raise UsageError("give --running DIR (backups of the running configs) or --live")
-    folder = Path(args.running)
-    if not folder.is_dir():
-        raise UsageError(f"--running: {folder} is not a folder")
-    diffs = offline_diff(plan_fabric(inventory, devices), folder)
-    print(render_json(diffs) if args.format == "json" else render_text(diffs))
-    return 1 if args.exit_code and any(d.changes for d in diffs) else 0
+        impacts = [i for r in results for i in r.impacts]
+    else:
+        if not args.running:
+            raise UsageError("give --running DIR (backups of the running configs) or --live")
+        folder = Path(args.running)
+        if not folder.is_dir():
+            raise UsageError(f"--running: {folder} is not a folder")
+        plan = plan_fabric(inventory, devices)
+        diffs = offline_diff(plan, folder)
+        order = diff_order(plan, diffs)
+        print(render_json(diffs, order) if args.format == "json" else render_text(diffs, order))
+        failed, changed = False, any(d.changes for d in diffs)
+        impacts = [i for d in diffs for i in d.impacts]
+    gate = args.fail_on == "disruptive" and bool(disruptive(impacts))
+    return 1 if failed or (args.exit_code and changed) or gate else 0
 
 
 def push_command(args: argparse.Namespace) -> int:
@@ -399,11 +421,18 @@ def push_command(args: argparse.Namespace) -> int:
         print(text(errors))
         print("push refused: fix the lint errors first")
         return 1
-    with ProgressReporter(len(selected), "push") as progress:
-        results = _deployer(args, plan).push(
-            selected, args.commit, args.canary, args.batch_size, args.revert_in, progress
+    # each device is read (its running config), then pushed
+    with ProgressReporter(2 * len(selected), "push") as progress:
+        results, push = _deployer(args, plan).push(
+            selected,
+            args.commit,
+            args.canary,
+            args.batch_size,
+            args.revert_in,
+            progress,
+            split_links=args.split_links,
         )
-    print(render_results(results, args.format), end="")
+    print(render_results(results, args.format, push.order, push), end="")
     unsupported = [r.device for r in results if r.status == "no-driver"]
     if args.commit and unsupported and not args.skip_unsupported:
         print(

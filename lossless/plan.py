@@ -283,6 +283,9 @@ class FabricPlan:
     nics: dict[str, NicPlan] = field(default_factory=dict)  # "server:nic"
     # servers that route between their NICs (hops of the fabric) -> where they are defined
     forwarding_servers: dict[str, str] = field(default_factory=dict)
+    # False for a plan of some devices only (`--device`): fabric-wide properties such as PFC
+    # deadlock freedom cannot be judged from a part of the topology
+    complete: bool = field(default=True, metadata=NOT_IN_JSON)
     lint_ignore: dict[str, str] = field(default_factory=dict)
     _cables: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
     _ends: list[tuple[LinkPlan, str, str, str, str]] = field(

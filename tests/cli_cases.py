@@ -76,10 +76,25 @@ def record_push(root: Path, device: str, running: str, confirm: bool) -> Path:
     return root
 
 
-def push(run, inventory: str, device: str, root: Path) -> tuple[int, dict]:
-    """`push --commit` through the mock: exit code and the device's JSON result."""
-    result = run(
-        "push", inventory, "--device", device, "--commit", "--mock", str(root), "--format", "json"
+def push_alone(run, inventory: str, device: str, root: Path):
+    """`push --commit` of one device through the mock, JSON output. The device is pushed alone
+    on purpose, so its PFC-coupled changes split links: --split-links."""
+    return run(
+        "push",
+        inventory,
+        "--device",
+        device,
+        "--commit",
+        "--split-links",
+        "--mock",
+        str(root),
+        "--format",
+        "json",
     )
+
+
+def push(run, inventory: str, device: str, root: Path) -> tuple[int, dict]:
+    """push_alone: the exit code and the device's JSON result."""
+    result = push_alone(run, inventory, device, root)
     [entry] = json.loads(result.out)["devices"]
     return result.code, entry

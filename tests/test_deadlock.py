@@ -154,3 +154,12 @@ def test_lossy_links_carry_no_dependency():
     ]
     ring = Topology({a: 1, b: 1, c: 1}, links, set(), [a, b, c])
     assert _analyse(ring, frozenset()) == ([], [])
+
+
+def test_a_partial_plan_is_not_judged_for_deadlocks(run, write):
+    """`lint --device` plans a device and its peers: routes computed on part of the topology
+    would bounce where the fabric does not, so the deadlock rules wait for the whole fabric."""
+    path = _forwarding_server(write)
+    assert "LL140" in _lint(run, path).out
+    partial = _lint(run, path, "--device", "spine2")
+    assert partial.code == 0 and "LL14" not in partial.out

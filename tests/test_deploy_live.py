@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_cases import push_alone
 from conftest import INVENTORIES, REPO
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -20,8 +21,12 @@ def mock(tmp_path, monkeypatch):
     root = tmp_path / "mock"
 
     def record(device: str, **responses):
+        """Recorded responses of `device`; a push or live diff first reads the running config
+        (get_config), which is the golden one unless the test records another."""
         folder = root / device
         folder.mkdir(parents=True, exist_ok=True)
+        if responses and not any(name.startswith("get_config") for name in responses):
+            responses["get_config__1"] = _running(_golden_file(device))
         for name, value in responses.items():
             (folder / name.replace("__", ".")).write_text(json.dumps(value))
         return root
@@ -32,6 +37,11 @@ def mock(tmp_path, monkeypatch):
 def _raises(exception: str, message: str) -> dict:
     """A mock driver recording: the call raises napalm's `exception` with `message`."""
     return {"exception": f"napalm.base.exceptions.{exception}", "args": [message]}
+
+
+def _golden_file(device: str) -> str:
+    [path] = (REPO / "golden" / "lab").glob(f"{device}.*")
+    return path.name
 
 
 def _running(device_file: str, change: tuple[str, str] | None = None) -> dict:
@@ -73,6 +83,9 @@ def test_push_dry_run_discards(run, mock):
         "status": "would-change",
         "diff": DIFF,
         "message": "dry run; candidate discarded",
+        "changes": [],  # the running config read first is the intended one
+        "impacts": [],
+        "phase": 1,
     }
 
 
@@ -141,7 +154,10 @@ def test_failing_canary_stops_the_batches(run, mock):
         commit_config__1=_raises("CommitError", "boom"),
         discard_config__1={},
     )
-    # leaf4 and spine1 have no recordings: touching them would fail, not skip
+    # leaf4 and spine1 are only read (their running configs order the push): loading a
+    # candidate on them would fail, not skip
+    for device in ("leaf4", "spine1"):
+        mock(device, get_config__1=_running(_golden_file(device)))
     result = run(
         "push", LAB, "--all", "--commit", "--canary", "1", "--mock", str(root), "--format", "json"
     )
@@ -425,14 +441,14 @@ def test_an_unreadable_running_config_after_commit_rolls_back(run, mock):
         rollback__1={},
         get_config__1=running,
     )
-    result = run(
-        "push", LAB, "--device", "spine1", "--commit", "--mock", str(root), "--format", "json"
-    )
+    result = push_alone(run, LAB, "spine1", root)
     assert result.code == 1 and "Traceback" not in result.err
     device = _results(result)["spine1"]
     assert device["status"] == "rolled-back"
     assert device["message"].startswith("spine1 (running):1:1: this is not an EOS config")
     assert device["message"].endswith("; rolled back")
+
+
 @pytest.mark.parametrize("module", ["nornir", "napalm"])
 @pytest.mark.parametrize("command", [["diff", LAB, "--live"], ["push", LAB, "--all"]])
 def test_without_the_deploy_extra_the_live_steps_say_how_to_install_it(

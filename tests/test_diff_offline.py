@@ -40,7 +40,9 @@ def _edit(path, *replacements):
 def test_backups_equal_to_the_intent_give_no_change(run):
     result = run("diff", LAB, "--running", str(GOLDEN), "--exit-code")
     assert result.code == 0
-    assert result.out.splitlines()[-1] == "summary: 0 changed, 6 unchanged, 0 missing backup"
+    assert result.out.splitlines()[-1] == (
+        "summary: 0 changed, 6 unchanged, 0 missing backup; 0 disruptive changes"
+    )
 
 
 def test_eos(run, backups):
@@ -156,7 +158,9 @@ def test_missing_backup_and_summary(run, backups):
     result = run("diff", LAB, "--running", str(backups))
     assert "spine2 (sonic): no running-config backup" in result.out
     assert f"leaf3 (nxos, remediation, {backups / 'leaf3'}): 0 changes" in result.out
-    assert result.out.splitlines()[-1] == "summary: 0 changed, 5 unchanged, 1 missing backup"
+    assert result.out.splitlines()[-1] == (
+        "summary: 0 changed, 5 unchanged, 1 missing backup; 0 disruptive changes"
+    )
 
 
 def test_exit_code_flag(run, backups):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_cases import push_alone
 from conftest import INVENTORIES, REPO
 from test_deploy_live import DIFF, _results, mock  # noqa: F401  (mock is a fixture)
 from test_junos_lint import REMOVED
@@ -28,9 +29,7 @@ def _push(run, mock, running: str):  # noqa: F811
         confirm_commit__1={},
         get_config__1={"running": running, "startup": "", "candidate": ""},
     )
-    result = run(
-        "push", LAB, "--device", "leaf4", "--commit", "--mock", str(root), "--format", "json"
-    )
+    result = push_alone(run, LAB, "leaf4", root)
     return result, _results(result)["leaf4"]
 
 
@@ -55,10 +54,13 @@ def test_a_running_config_in_set_format_with_everything_is_confirmed(run, mock):
     assert device["message"] == "confirmed after post-check"
 
 
-def test_a_running_config_of_another_os_is_a_failed_post_check(run, mock):  # noqa: F811
+def test_a_running_config_of_another_os_is_refused_before_anything_is_loaded(run, mock):  # noqa: F811
+    # the push first reads the running config to classify and order the changes: nothing is
+    # loaded or committed when it cannot be read
     result, device = _push(run, mock, (REPO / "golden" / "lab" / "spine1.cfg").read_text())
     assert result.code == 1
-    assert device["status"] == "rolled-back"
+    assert device["status"] == "failed"
+    assert device["message"].startswith("read: ")
     assert "this is not a Junos config" in device["message"]
 
 

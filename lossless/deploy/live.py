@@ -1,18 +1,24 @@
 """Live diff and push through napalm, fanned out with nornir.
 
 Live diff: load_merge_candidate -> compare_config -> discard_config; nothing is committed.
+Both first read each device's running config (get_config) and diff it in lossless's own
+terms, so every change is classified as hitless or disruptive (deploy/impact.py) and the
+devices are ordered so that both ends of a PFC-coupled link change in the same batch
+(deploy/order.py, docs/change-impact.md).
+
 Push (docs/reference/ecosystem.md 1 and 3): dry run unless asked to commit; refuses while lint
-finds errors (the caller checks); canary devices first, then batches, stopping at the first
-failure. Where the driver has commit-confirm (eos, junos) the commit is made with revert_in,
-the running config is read back and parsed, and only if it matches the plan for what lossless
-owns is the commit confirmed; elsewhere (nxos) a failed post-check rolls back. Any failure
-before the commit discards the candidate.
+finds errors (the caller checks), while a running config cannot be read, and (unless told)
+while a PFC-coupled change would leave a link peer out; the canary batch first, then batches
+in the change order, stopping at the first failure. Where the driver has commit-confirm (eos,
+junos) the commit is made with revert_in, the running config is read back and parsed, and only
+if it matches the plan for what lossless owns is the commit confirmed; elsewhere (nxos) a
+failed post-check rolls back. Any failure before the commit discards the candidate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +29,21 @@ from nornir.core.task import Task
 from nornir.plugins.runners import ThreadedRunner
 
 from lossless.deploy.credentials import CredentialStore
+from lossless.deploy.impact import ChangeImpact, classify
+from lossless.deploy.order import (
+    ChangeOrder,
+    batch_lines,
+    broken_links,
+    change_order,
+    push_batches,
+)
 from lossless.errors import InputError, UsageError
 from lossless.files import inside
 from lossless.lint.drift import drift
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
-from lossless.vendors.untrusted import parse_config
+from lossless.vendors.untrusted import diff_text, parse_config
 
 NAPALM_DRIVERS = {"eos": "eos", "nxos": "nxos", "junos": "junos"}
 # drivers with revert_in + confirm_commit (docs/reference/ecosystem.md 1)
@@ -59,13 +73,53 @@ def check_revert_in(devices: list[DevicePlan], revert_in: int) -> None:
 @dataclass
 class LiveResult:
     device: str
-    status: str  # unchanged, would-change, changed, failed, rolled-back, skipped, no-driver
-    diff: str = ""
+    # read, unchanged, would-change, changed, failed, rolled-back, skipped, no-driver
+    status: str
+    diff: str = ""  # the device's own diff of the candidate (compare_config)
     message: str = ""
+    changes: list[Any] = field(default_factory=list)  # lossless's diff of the running config
+    impacts: list[ChangeImpact] = field(default_factory=list)  # per change of `changes`
 
     @property
     def failed(self) -> bool:
         return self.status in ("failed", "rolled-back")
+
+    def to_dict(self, phase: int | None = None) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "status": self.status,
+            "diff": self.diff,
+            "message": self.message,
+            "changes": self.changes,
+            "impacts": [i.to_dict() for i in self.impacts],
+            "phase": phase,
+        }
+
+
+@dataclass
+class PushPlan:
+    """The change order of the pushed devices and the batches that follow it."""
+
+    order: ChangeOrder
+    batches: list[list[str]]
+    canary: int
+    batch_size: int
+
+    def lines(self) -> list[str]:
+        return self.order.lines() + batch_lines(self.batches, self.canary, self.batch_size)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.order.to_dict(), "batches": self.batches}
+
+
+def live_order(plan: FabricPlan, results: list[LiveResult]) -> ChangeOrder:
+    """The phases of the devices read: what lossless's diff of their running configs holds;
+    a device that was not read (no driver, a failure) is unknown."""
+    read = {"read", "unchanged", "would-change", "changed"}
+    return change_order(
+        plan,
+        {r.device: (r.impacts if r.status in read else None) for r in results},
+    )
 
 
 def _no_driver(device: DevicePlan) -> LiveResult:
@@ -164,14 +218,18 @@ class Deployer:
         supported = [d for d in devices if d.os in NAPALM_DRIVERS]
 
         def work(connection: Any, device: DevicePlan) -> LiveResult:
+            read = self._read(connection, device)
+            if read.failed:
+                return read
             try:
                 connection.load_merge_candidate(config=render_device(device, self.plan))
                 diff = self._compare(connection)
             except Exception as error:
                 failed = LiveResult(device.name, "failed", message=self._error(error))
                 return self._discard(connection, failed, "candidate discarded")
-            status = "would-change" if diff.strip() else "unchanged"
-            return self._discard(connection, LiveResult(device.name, status, diff))
+            read.status = "would-change" if diff.strip() else "unchanged"
+            read.diff = diff
+            return self._discard(connection, read)
 
         done = {r.device: r for r in self._run(supported, work, progress)} if supported else {}
         return [done.get(d.name) or _no_driver(d) for d in devices]
@@ -186,32 +244,90 @@ class Deployer:
         batch_size: int,
         revert_in: int,
         progress: Callable[[str], None],
-    ) -> list[LiveResult]:
+        split_links: bool = False,
+    ) -> tuple[list[LiveResult], PushPlan]:
+        """Read every running config, order the devices (docs/change-impact.md), then push
+        batch by batch; nothing is pushed while a read failed or, unless split_links, while a
+        PFC-coupled change would leave a link's other end out."""
         if commit:
             check_revert_in(devices, revert_in)
         supported = [d for d in devices if d.os in NAPALM_DRIVERS]
         results: dict[str, LiveResult] = {
             d.name: _no_driver(d) for d in devices if d.os not in NAPALM_DRIVERS
         }
-        batches = [supported[:canary]] if canary else []
-        rest = supported[canary:] if canary else supported
-        batches += [rest[i : i + batch_size] for i in range(0, len(rest), batch_size)]
+        reads = (
+            {r.device: r for r in self._run(supported, self._read, progress)} if supported else {}
+        )
+        order = live_order(self.plan, [results.get(d.name) or reads[d.name] for d in devices])
+        plan = PushPlan(order, push_batches(order, canary, batch_size), canary, batch_size)
+        refusal = self._refusal(reads, order, commit, split_links)
+        if refusal:
+            for name, read in reads.items():
+                if not read.failed:
+                    read.status, read.message = "skipped", refusal
+                results[name] = read
+            return [results[d.name] for d in devices], plan
+        by_name = {d.name: d for d in supported}
         stopped = False
-        for batch in batches:
-            if not batch:
-                continue
+        for batch in plan.batches:
             if stopped:
-                for device in batch:
-                    results[device.name] = LiveResult(
-                        device.name, "skipped", message="an earlier batch failed"
-                    )
+                for name in batch:
+                    results[name] = reads[name]
+                    results[name].status = "skipped"
+                    results[name].message = "an earlier batch failed"
                 continue
-            for result in self._run(
-                batch, lambda c, d: self._push_one(c, d, commit, revert_in), progress
-            ):
+            done = self._run(
+                [by_name[name] for name in batch],
+                lambda c, d: self._push_one(c, d, commit, revert_in),
+                progress,
+            )
+            for result in done:
+                result.changes = reads[result.device].changes
+                result.impacts = reads[result.device].impacts
                 results[result.device] = result
                 stopped = stopped or result.failed
-        return [results[d.name] for d in devices]
+            failed = {r.device for r in done if r.failed}
+            changed = {r.device for r in done if r.status == "changed"}
+            for name, links in broken_links(plan.order, failed, changed).items():
+                results[name].message += (
+                    "; its PFC-coupled link peer failed, so these links disagree on PFC until "
+                    "both ends match: " + ", ".join(links)
+                )
+        return [results[d.name] for d in devices], plan
+
+    @staticmethod
+    def _refusal(
+        reads: dict[str, LiveResult], order: ChangeOrder, commit: bool, split_links: bool
+    ) -> str:
+        """Why nothing may be pushed, or ''."""
+        unread = sorted(name for name, read in reads.items() if read.failed)
+        if unread:
+            return (
+                f"not pushed: the change order needs every running config ({', '.join(unread)} "
+                "could not be read)"
+            )
+        if commit and order.split_links and not split_links:
+            return (
+                "not pushed: PFC-coupled changes would leave these links' ends disagreeing: "
+                + "; ".join(order.split_links)
+                + " (push both ends together, or --split-links if the other end already has "
+                "the new PFC settings)"
+            )
+        return ""
+
+    def _read(self, connection: Any, device: DevicePlan) -> LiveResult:
+        """Lossless's diff of the device's running config, each change classified."""
+        try:
+            running = connection.get_config(retrieve="running")["running"]
+            changes = diff_text(
+                device.os, running, render_device(device, self.plan), f"{device.name} (running)"
+            )
+        except Exception as error:
+            return LiveResult(device.name, "failed", message=f"read: {self._error(error)}")
+        kind = vendor_for(device.os).DIFF_KIND
+        return LiveResult(
+            device.name, "read", changes=changes, impacts=classify(device.os, kind, changes)
+        )
 
     def _push_one(
         self, connection: Any, device: DevicePlan, commit: bool, revert_in: int

@@ -1,5 +1,6 @@
 """Offline diff: rendered intent against running-config backups (Oxidized, RANCID: one file
-per device), in each OS's own terms, over the part of the config lossless owns."""
+per device), in each OS's own terms, over the part of the config lossless owns; each change
+with its impact on traffic, and the order the devices take them in (docs/change-impact.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lossless.deploy.impact import (
+    ChangeImpact,
+    classify,
+    disruptive,
+    impact_counts,
+    impact_lines,
+    impact_summary,
+)
+from lossless.deploy.order import ChangeOrder, change_order
 from lossless.files import inside
 from lossless.grammar import plural
 from lossless.plan import FabricPlan
@@ -27,6 +37,7 @@ class DeviceDiff:
     backup: str | None
     changes: list[Any] = field(default_factory=list)
     apply: str = ""  # how to apply the changes on the switch (vendor APPLY_HINT), if told
+    impacts: list[ChangeImpact] = field(default_factory=list)  # per change unit
 
     @property
     def status(self) -> str:
@@ -35,9 +46,7 @@ class DeviceDiff:
         return "changed" if self.changes else "unchanged"
 
 
-def find_backup(
-    folder: Path, device: str, extension: str, what: str = "--running"
-) -> Path | None:
+def find_backup(folder: Path, device: str, extension: str, what: str = "--running") -> Path | None:
     """The device's backup in folder (`<device>.<ext>`, or as backup tools name it: Oxidized's
     bare name, .cfg, .conf, ...); one that leads outside it (a symlink) is refused."""
     for suffix in (f".{extension}", *BACKUP_SUFFIXES):
@@ -61,8 +70,18 @@ def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
             # a backup byte-identical to the render has nothing to change (not parsed)
             if read_config(str(backup)) != intended:
                 result.changes = diff_config(device.os, str(backup), intended)
+                result.impacts = classify(device.os, result.kind, result.changes)
         diffs.append(result)
     return diffs
+
+
+def diff_order(plan: FabricPlan, diffs: list[DeviceDiff]) -> ChangeOrder:
+    """The phases of the changed devices; a device without a backup is unknown."""
+    return change_order(
+        plan,
+        {d.device: (d.impacts if d.backup is not None else None) for d in diffs},
+        unchanged_phase=False,
+    )
 
 
 def summary(diffs: list[DeviceDiff]) -> dict[str, int]:
@@ -72,26 +91,39 @@ def summary(diffs: list[DeviceDiff]) -> dict[str, int]:
     return counts
 
 
-def render_text(diffs: list[DeviceDiff]) -> str:
+def render_text(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
     lines = []
     for item in diffs:
         if item.status == "missing-backup":
             lines.append(f"{item.device} ({item.os}): no running-config backup")
             continue
         changes = plural(len(item.changes), "change")
-        lines.append(f"{item.device} ({item.os}, {item.kind}, {item.backup}): {changes}")
+        phase = order.phase_of(item.device)
+        impact = f", {len(disruptive(item.impacts))} disruptive" + (
+            f", phase {phase}" if phase else ""
+        )
+        lines.append(
+            f"{item.device} ({item.os}, {item.kind}, {item.backup}): {changes}"
+            + (impact if item.changes else "")
+        )
         lines += [f"    {c if isinstance(c, str) else json.dumps(c)}" for c in item.changes]
         if item.changes and item.apply:
             lines.append(f"    # {item.apply}")
+        if item.impacts:
+            lines.append("  impact:")
+            lines += impact_lines(item.impacts)
+    lines += order.lines()
     counts = summary(diffs)
     lines.append(
         f"summary: {counts['changed']} changed, {counts['unchanged']} unchanged, "
-        f"{counts['missing-backup']} missing backup"
+        f"{counts['missing-backup']} missing backup; "
+        + impact_summary({d.device: d.impacts for d in diffs})
     )
     return "\n".join(lines)
 
 
-def render_json(diffs: list[DeviceDiff]) -> str:
+def render_json(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
+    impacts = {d.device: d.impacts for d in diffs}
     return json.dumps(
         {
             "devices": [
@@ -102,11 +134,14 @@ def render_json(diffs: list[DeviceDiff]) -> str:
                     "backup": d.backup,
                     "status": d.status,
                     "changes": d.changes,
+                    "impacts": [i.to_dict() for i in d.impacts],
+                    "phase": order.phase_of(d.device),
                     **({"apply": d.apply} if d.apply else {}),
                 }
                 for d in diffs
             ],
-            "summary": summary(diffs),
+            "order": order.to_dict(),
+            "summary": {**summary(diffs), **impact_counts(impacts)},
         },
         indent=2,
     )

@@ -14,7 +14,11 @@ _last: list[tuple[FabricPlan, DeadlockReport]] = []
 
 
 def _report(fabric: FabricPlan) -> DeadlockReport:
-    """One analysis per fabric for the three rules (a lint run asks three times)."""
+    """One analysis per fabric for the three rules (a lint run asks three times). A plan of
+    some devices only (`lint --device`) has part of the topology: routes computed on it would
+    bounce where the whole fabric does not, so it is not judged (lint the whole inventory)."""
+    if not fabric.complete:
+        return DeadlockReport()
     if not _last or _last[0][0] is not fabric:
         _last[:] = [(fabric, check_deadlock(fabric))]
     return _last[0][1]

@@ -37,7 +37,9 @@ def _both_ends(
     device: DevicePlan,
     severity: str = "error",
 ) -> list[Finding]:
-    text = f"{nic.server}:{nic.name} - {device.name}:{port.name}: {message}"
+    # The finding names the switch port (device, port) and the NIC is at its cable's other
+    # end; the message names neither, so one cause on many ports (a fabric MTU) is one finding
+    text = message
     # the NIC's line for each field, and the switch port's line for the same fact
     sources = dict.fromkeys([*(nic.where(f) for f in fields), located(port, *fields)])
     return [Finding(s, rule_id, severity, text, device.name, port.name) for s in sources]

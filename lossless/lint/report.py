@@ -45,11 +45,12 @@ def text(findings: list[Finding]) -> str:
     return "\n".join(lines)
 
 
-def as_json(findings: list[Finding]) -> str:
-    records = []
+def records(findings: list[Finding]) -> list[dict]:
+    """The findings as `lint --format json` lists them."""
+    found = []
     for f in findings:
         file, line, column = _location(f.source)
-        records.append(
+        found.append(
             {
                 "rule": f.rule,
                 "name": RULES[f.rule].name,
@@ -62,7 +63,11 @@ def as_json(findings: list[Finding]) -> str:
                 "port": f.port,
             }
         )
-    return json.dumps(records, indent=2)
+    return found
+
+
+def as_json(findings: list[Finding]) -> str:
+    return json.dumps(records(findings), indent=2)
 
 
 def _escape_data(text: str) -> str:

@@ -302,5 +302,6 @@ def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
         nics=plan_nics(inventory, chosen if only else None),
         lint_ignore=dict(inventory.lint_ignore),
         forwarding_servers={s.name: str(s.where) for s in inventory.servers.values() if s.forwards},
+        complete=not only,
         derivations=dict(sorted(planner.derivations.items())),
     )

@@ -48,6 +48,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from lossless.deploy.impact import DISRUPTIVE, HITLESS, PFC_DISAGREE, ImpactRule, description
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
@@ -288,3 +289,110 @@ def diff(running: str, intended: str, running_file: str = "running") -> list[str
         if have.get(path, object()) != value
     ]
     return commands
+
+
+# -- change impact (`lossless diff`: docs/change-impact.md) -------------------------------------
+# What `nv config apply` of each command does to traffic (docs/reference/vendors.md 11d): NVUE
+# reloads switchd for QoS, which is hitless except where the ASIC buffer changes (PFC, pause,
+# RoCE pools); the hash seed restarts switchd. Rules see the `nv set`/`nv unset` line.
+_NV = r"^nv (?:set|unset) "
+_PORT = _NV + r"interface (?P<port>\S+) "
+_RELOAD = "docs/reference/vendors.md 11d item 1 [SRC]"
+_BUFFER_CHANGE = (
+    "NVUE reloads switchd and the ASIC buffer is modified: 'might result in momentary packet loss'"
+)
+IMPACT = (
+    ImpactRule(
+        _NV + r"system forwarding hash-seed",
+        DISRUPTIVE,
+        "restarts switchd: every port on the switch resets and forwarding stops until it is back",
+        "docs/reference/vendors.md 11d item 2 [SRC]",
+    ),
+    ImpactRule(
+        _NV + r"system forwarding ecmp-hash",
+        DISRUPTIVE,
+        "ECMP rehash: established flows move to other next hops (reordering and RoCE "
+        "retransmissions); the reload itself does not interrupt traffic",
+        "docs/reference/vendors.md 11d item 3 [SRC]",
+    ),
+    ImpactRule(
+        _NV + r"qos roce",
+        DISRUPTIVE,
+        "RoCE mode sets PFC on the RoCE priority and its lossless buffer pool: "
+        + _BUFFER_CHANGE
+        + PFC_DISAGREE,
+        f"docs/reference/vendors.md 11d item 4 [SRC], {_RELOAD}",
+        link=True,
+    ),
+    ImpactRule(
+        _NV + r"qos pfc-watchdog",
+        HITLESS,
+        "PFC watchdog polling: switchd reloads without touching forwarding",
+        _RELOAD,
+    ),
+    ImpactRule(
+        _PORT + r"qos pfc-watchdog",
+        HITLESS,
+        "turns the port's PFC watchdog on or off: switchd reloads without touching forwarding",
+        _RELOAD,
+    ),
+    ImpactRule(
+        _NV + r"qos pfc \S+ (?:switch-priority|rx|tx)(?: |$)",
+        DISRUPTIVE,
+        "changes which priorities the ports of this PFC profile pause and honour: "
+        + _BUFFER_CHANGE
+        + PFC_DISAGREE,
+        _RELOAD,
+        link=True,
+    ),
+    ImpactRule(
+        _NV + r"qos pfc ",
+        DISRUPTIVE,
+        "re-sizes the PFC headroom of the ports of this profile: " + _BUFFER_CHANGE,
+        _RELOAD,
+    ),
+    ImpactRule(
+        _PORT + r"qos pfc",
+        DISRUPTIVE,
+        "binds the port to another PFC profile (priorities and headroom): "
+        + _BUFFER_CHANGE
+        + PFC_DISAGREE,
+        _RELOAD,
+        link=True,
+    ),
+    ImpactRule(
+        _NV + r"qos (?:mapping|egress-queue-mapping)",
+        HITLESS,
+        "DSCP trust and priority maps: switchd reloads without touching forwarding; the "
+        "priority and traffic class RoCE uses must match the link peer's",
+        f"{_RELOAD}, docs/reference/physics.md 4 rule 12",
+        link=True,
+    ),
+    ImpactRule(
+        _NV + r"qos (?:congestion-control|egress-scheduler)",
+        HITLESS,
+        "ECN thresholds and egress scheduling: switchd reloads without touching forwarding",
+        _RELOAD,
+    ),
+    description(_PORT + r"description"),
+    ImpactRule(
+        _PORT + r"type ",
+        HITLESS,
+        "declares the port a switch port, which a running port already is",
+        "docs/change-impact.md",
+    ),
+    ImpactRule(
+        _PORT + r"link speed",
+        DISRUPTIVE,
+        "the link re-trains at the new speed: the port goes down and up",
+        "docs/change-impact.md",
+    ),
+    ImpactRule(
+        _PORT + r"link mtu",
+        DISRUPTIVE,
+        "Spectrum sizes a lossless port's headroom from its MTU (docs/reference/sonic.md 6 "
+        "item 2 on the same ASICs), an ASIC buffer change; whether the link stays up is not "
+        "documented [UNV]",
+        _RELOAD,
+    ),
+)

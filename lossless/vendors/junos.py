@@ -36,6 +36,14 @@ import math
 import re
 from typing import Any
 
+from lossless.deploy.impact import (
+    DISRUPTIVE,
+    HITLESS,
+    PFC_DISAGREE,
+    ImpactRule,
+    description,
+    rehash,
+)
 from lossless.errors import InputError, Problem
 from lossless.plan import (
     DevicePlan,
@@ -417,3 +425,76 @@ def diff(running: str, intended: str) -> list[str]:
     )
     sets = sorted(" ".join(("set", *w)) for w in want - have)
     return deletes + sets
+
+
+# -- change impact (`lossless diff`: docs/change-impact.md) -------------------------------------
+# What committing each `set`/`delete` statement does to traffic (docs/reference/vendors.md
+# 11c): a congestion-notification profile change blocks its ports until it is done, a
+# shared-buffer change stops traffic on every port, an MTU change deletes and re-adds the
+# interface. Rules see the statement.
+_STATEMENT = r"^(?:set|delete) "
+_COS = _STATEMENT + r"class-of-service "
+_JUNOS = "docs/reference/vendors.md 11c item {} [SRC]"
+_MAPS = "the class and queue RoCE lands in must match the link peer's"
+_UNDOCUMENTED = "docs/reference/vendors.md 11c [UNV]"
+IMPACT = (
+    ImpactRule(
+        _COS + r"shared-buffer",
+        DISRUPTIVE,
+        "re-programs the shared buffer: traffic stops on all ports until it is done",
+        _JUNOS.format(2),
+    ),
+    ImpactRule(
+        _COS + r"congestion-notification-profile \S+ pfc-watchdog",
+        DISRUPTIVE,
+        "the PFC watchdog lives in the congestion-notification profile; whether changing it "
+        "re-applies the profile (which blocks its ports) is not documented: treated as "
+        "disruptive",
+        f"{_JUNOS.format(1)}, {_UNDOCUMENTED}",
+    ),
+    ImpactRule(
+        _COS + r"congestion-notification-profile ",
+        DISRUPTIVE,
+        "changes PFC on the profile's ports: each port is blocked (all queues drop) until the "
+        "change is done" + PFC_DISAGREE,
+        _JUNOS.format(1),
+        link=True,
+    ),
+    ImpactRule(
+        _COS + r"interfaces (?P<port>\S+) congestion-notification-profile",
+        DISRUPTIVE,
+        "changes PFC on the port: it is blocked (all queues drop) until the change is done"
+        + PFC_DISAGREE,
+        _JUNOS.format(1),
+        link=True,
+    ),
+    ImpactRule(
+        _COS + r"forwarding-classes ",
+        DISRUPTIVE,
+        "changes which queue is lossless (no-loss) and the priority its pause frames carry"
+        + PFC_DISAGREE,
+        f"{_JUNOS.format(4)}, {_UNDOCUMENTED}",
+        link=True,
+    ),
+    ImpactRule(
+        _COS + r"(?:classifiers |interfaces (?P<port>\S+) unit \S+ classifiers)",
+        HITLESS,
+        "DSCP classification into forwarding classes; " + _MAPS,
+        f"{_UNDOCUMENTED}, docs/reference/physics.md 4 rule 12",
+        link=True,
+    ),
+    ImpactRule(
+        _COS + r"(?:drop-profiles |schedulers |scheduler-maps |interfaces \S+ scheduler-map)",
+        HITLESS,
+        "ECN fill levels and egress scheduling: no buffer, PFC or link change",
+        _UNDOCUMENTED,
+    ),
+    ImpactRule(
+        _STATEMENT + r"interfaces (?P<port>\S+) mtu ",
+        DISRUPTIVE,
+        "the interface is deleted and added again: its link goes down and up",
+        _JUNOS.format(3),
+    ),
+    description(_STATEMENT + r"interfaces (?P<port>\S+) description "),
+    rehash(_STATEMENT + r"forwarding-options (?:enhanced-hash-key|hash-key)"),
+)

@@ -43,7 +43,7 @@ from lossless.plan import (
 )
 from lossless.units import whole_metres
 from lossless.vendors.common import expressed_facts
-from lossless.vendors.sonic_diff import diff  # noqa: F401  (this OS's offline diff)
+from lossless.vendors.sonic_diff import IMPACT, diff  # noqa: F401  (this OS's offline diff)
 from lossless.vendors.sonic_parse import HASH_FIELDS, parse, parse_file  # noqa: F401
 from lossless.vendors.sonic_platform import (
     DYNAMIC,

@@ -33,6 +33,7 @@ from typing import Any
 
 from jsonpointer import escape
 
+from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule, rehash
 from lossless.vendors.sonic_json import reference
 
 ALL = "all"  # every field of our own named entries
@@ -212,3 +213,104 @@ def _phase(op: dict[str, Any]) -> int:
         return 2
     table = op["path"].split("/")[1]
     return 0 if OWNED_FIELDS.get(table, ALL) == ALL else 1
+
+
+# -- change impact (`lossless diff`: docs/change-impact.md) -------------------------------------
+# What applying each operation does to traffic, from how orchagent and the buffer managers
+# apply it (docs/reference/sonic.md 6). Rules see "<op> /TABLE/KEY/field" (an add of a whole
+# table or entry is judged field by field); `port` names the port whose link a change couples.
+_SWSS = "docs/reference/sonic.md 6 item {} [SRC]"
+_BUFFERS = (
+    "re-programs buffers while the port carries traffic (SONiC leaves it to the operator to "
+    "apply them before the port is up)"
+)
+IMPACT = (
+    ImpactRule(
+        r" /BUFFER_PG/(?P<port>[^/|,]+)",
+        DISRUPTIVE,
+        "changes the headroom of a lossless priority group: " + _BUFFERS,
+        _SWSS.format(1),
+    ),
+    ImpactRule(
+        r" /BUFFER_QUEUE/(?P<port>[^/|,]+)",
+        DISRUPTIVE,
+        "changes a queue's buffer profile: " + _BUFFERS,
+        _SWSS.format(1),
+    ),
+    ImpactRule(
+        r" /(BUFFER_PROFILE|BUFFER_POOL)/",
+        DISRUPTIVE,
+        "resizes a buffer profile or pool (every priority group using it): " + _BUFFERS,
+        _SWSS.format(1),
+    ),
+    ImpactRule(
+        r" /(CABLE_LENGTH|DEFAULT_LOSSLESS_BUFFER_PARAMETER|LOSSLESS_TRAFFIC_PATTERN)/",
+        DISRUPTIVE,
+        "an input of the headroom formula: the lossless priority groups get new headroom and "
+        "the pools are re-sized",
+        _SWSS.format(2),
+    ),
+    ImpactRule(
+        r" /PORT/(?P<port>[^/]+)/speed$",
+        DISRUPTIVE,
+        "the port goes down to change speed (auto-negotiation off) and its headroom is re-computed",
+        f"{_SWSS.format(3)}, {_SWSS.format(2)}",
+    ),
+    ImpactRule(
+        r" /PORT/(?P<port>[^/]+)/mtu$",
+        DISRUPTIVE,
+        "the port's lossless headroom is re-computed from the new MTU and re-programmed "
+        "(dynamic buffer model)",
+        _SWSS.format(2),
+    ),
+    ImpactRule(
+        r" /PORT_QOS_MAP/(?P<port>[^/]+)/pfc_enable$",
+        DISRUPTIVE,
+        "sets which priorities the port pauses and honours, at once on the live port: "
+        "lossless traffic is dropped while the two ends of the link disagree",
+        _SWSS.format(4),
+        link=True,
+    ),
+    ImpactRule(
+        r" /PORT_QOS_MAP/(?P<port>[^/]+)/pfcwd_sw_enable$",
+        HITLESS,
+        "turns the PFC watchdog on or off for a priority; it only watches queues",
+        _SWSS.format(6),
+    ),
+    ImpactRule(
+        r" /PORT_QOS_MAP/(?P<port>[^/]+)",
+        HITLESS,
+        "re-binds the port's QoS maps in place; which priority group and queue RoCE uses must "
+        "match the link peer's",
+        f"{_SWSS.format(4)}, docs/reference/physics.md 4 rule 12",
+        link=True,
+    ),
+    ImpactRule(
+        r" /(DSCP_TO_TC_MAP|TC_TO_QUEUE_MAP|TC_TO_PRIORITY_GROUP_MAP|MAP_PFC_PRIORITY_TO_QUEUE"
+        r"|PFC_PRIORITY_TO_PRIORITY_GROUP_MAP)/",
+        HITLESS,
+        "map entries are modified in place; the priority group and queue RoCE lands in must "
+        "match the link peer's",
+        f"{_SWSS.format(5)}, docs/reference/physics.md 4 rule 12",
+        link=True,
+    ),
+    ImpactRule(
+        r" /WRED_PROFILE/",
+        HITLESS,
+        "ECN marking thresholds, modified in place",
+        _SWSS.format(5),
+    ),
+    ImpactRule(
+        r" /(SCHEDULER|QUEUE)/",
+        HITLESS,
+        "scheduler weights and the queue's scheduler / WRED binding, modified in place",
+        _SWSS.format(5),
+    ),
+    ImpactRule(
+        r" /PFC_WD/",
+        HITLESS,
+        "PFC watchdog timers: the port's watchdog restarts with them",
+        _SWSS.format(6),
+    ),
+    rehash(r" /SWITCH_HASH/"),
+)

@@ -121,13 +121,17 @@ def parse_config_file(
 def diff_config(os_name: str, running_path: str, intended: str) -> list[Any]:
     """The changes from the running config in running_path to the intended text. A vendor's
     diff sees only texts: any problem it reports is in the running one, so it names that file."""
-    running = read_config(running_path)
+    return diff_text(os_name, read_config(running_path), intended, running_path)
+
+
+def diff_text(os_name: str, running: str, intended: str, file: str) -> list[Any]:
+    """The changes from a running config's text (named `file` in errors) to the intended."""
     try:
-        with unreadable_is_bad_input(running_path, os_name):
+        with unreadable_is_bad_input(file, os_name):
             diff = vendor_for(os_name).diff
             # A vendor whose diff reads the backup with line marks takes its file name.
             if "running_file" in inspect.signature(diff).parameters:
-                return diff(running, intended, running_file=running_path)
+                return diff(running, intended, running_file=file)
             return diff(running, intended)
     except InputError as error:
-        raise InputError([replace(p, file=running_path) for p in error.problems]) from None
+        raise InputError([replace(p, file=file) for p in error.problems]) from None
