@@ -291,6 +291,7 @@ def lint_command(args: argparse.Namespace) -> int:
 
 def report_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import lint
+    from lossless.render import write_atomically
     from lossless.report.page import report_files
 
     inventory = load_inventory(args.inventory)
