@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from lossless import __version__
 from lossless.errors import InputError, UsageError
 from lossless.grammar import plural
+from lossless.vendors import OS_NAMES
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -315,7 +316,7 @@ def finite_float(text: str) -> float:
     return value
 
 
-OPERATING_SYSTEMS = ["sonic", "cumulus", "eos", "nxos", "junos"]
+OPERATING_SYSTEMS = list(OS_NAMES)
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:

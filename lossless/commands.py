@@ -214,6 +214,7 @@ def render_command(args: argparse.Namespace) -> int:
 def _render_check(folder: Path, files: dict[str, str], every_file: list[str], diff: bool) -> int:
     """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
     from lossless.render_check import check_folder, unified_diff
+
     check = check_folder(folder, files, every_file)
     for label, names in (
         ("missing", check.missing),
@@ -354,8 +355,7 @@ def _require_deploy_extra() -> None:
     except ImportError as error:
         missing = f" ({error.name} is not installed)" if error.name else ""
         raise UsageError(
-            f"live diff and push need napalm and nornir{missing}: "
-            "pip install 'lossless[deploy]'"
+            f"live diff and push need napalm and nornir{missing}: pip install 'lossless[deploy]'"
         ) from None
 
 

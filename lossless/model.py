@@ -243,6 +243,7 @@ class Inventory:
             "NIC": sum(len(s.nics) for s in self.servers.values()),
             "link": len(self.links),
         }
+
     def with_link_peers(self, names: list[str]) -> list[str]:
         """These devices and the switches at the other end of their links, in inventory order:
         what checking a change to these devices needs (both ends of a link are compared)."""

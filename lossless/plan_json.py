@@ -101,13 +101,13 @@ def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
     """The plan JSON (schemas/plan.schema.json) and a final newline, a device at a time."""
     stream.write("{")
     for index, (name, value) in enumerate(_members(plan)):
-        stream.write(f'{"," if index else ""}\n  {json.dumps(name)}: ')
+        stream.write(f"{',' if index else ''}\n  {json.dumps(name)}: ")
         if name != "devices" or not value:
             stream.write(encode(value, 1, native=True))  # links, NICs, derivations
             continue
         stream.write("{")
         for number, (device_name, device) in enumerate(value.items()):
-            stream.write(f'{"," if number else ""}\n    {json.dumps(device_name)}: ')
+            stream.write(f"{',' if number else ''}\n    {json.dumps(device_name)}: ")
             stream.write(encode(_device(device), 2, native=True))
         stream.write("\n  }")
     stream.write("\n}\n")

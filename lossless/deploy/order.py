@@ -101,9 +101,7 @@ class ChangeOrder:
         lines = ["order (docs/change-impact.md):"] if self.phases else []
         for phase in self.phases:
             links = f" (links {', '.join(map(str, phase.links))})" if phase.links else ""
-            lines.append(
-                f"  phase {phase.number}, {phase.why}: {', '.join(phase.devices)}{links}"
-            )
+            lines.append(f"  phase {phase.number}, {phase.why}: {', '.join(phase.devices)}{links}")
         lines += [
             f"  split link {link}: its ends disagree on PFC until both are changed"
             for link in self.split_links

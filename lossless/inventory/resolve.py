@@ -53,9 +53,7 @@ MAX_EXPANDED_NAMES = 4_000_000  # every name a range gives, counted over the who
 
 # Keys of a NIC spec that are host settings (schema host_settings): the planner merges them
 # over what the NIC inherits from its switch port.
-HOST_SETTINGS = (
-    "roce", "pfc_priorities", "trust", "mtu", "ecn", "dcqcn", "gid_index", "sriov_vfs"
-)
+HOST_SETTINGS = ("roce", "pfc_priorities", "trust", "mtu", "ecn", "dcqcn", "gid_index", "sriov_vfs")
 
 # Default length of a cable type is the longest that type reaches, so that a link written
 # with a type never gets less headroom than the real cable needs (docs/reference/physics.md 6).
@@ -568,25 +566,21 @@ class _Resolver:
     ) -> bool:
         if self.broken and {a.node, b.node, str(a), str(b)} & self.broken:
             return False
-        speeds = []
-        for end, path in ((a, a_path), (b, b_path)):
-            speed = self._endpoint_speed(end, path, devices, servers)
-            if speed is None:
-                return False
-            if end in used:
-                self.problem(path, f"{end} is already used by the link at {used[end]}")
-                return False
-            speeds.append(speed)
+        a_speed = self._endpoint_speed(a, a_path, devices, servers, used)
+        if a_speed is None:
+            return False
+        b_speed = self._endpoint_speed(b, b_path, devices, servers, used)
+        if b_speed is None:
+            return False
         if a == b:
             self.problem(a_path, f"{a} is linked to itself")
             return False
         if a.node in servers and b.node in servers:
             self.problem(a_path, f"{a} - {b}: a link needs a switch on at least one end")
             return False
-        if speeds[0] != speeds[1]:
+        if a_speed != b_speed:
             self.problem(
-                a_path,
-                f"{a} runs at {format_speed(speeds[0])} but {b} at {format_speed(speeds[1])}",
+                a_path, f"{a} runs at {format_speed(a_speed)} but {b} at {format_speed(b_speed)}"
             )
             return False
         return True
@@ -597,19 +591,25 @@ class _Resolver:
         path: PathKey,
         devices: dict[str, Device],
         servers: dict[str, Server],
+        used: dict[Endpoint, Location],
     ) -> int | None:
-        if end.node in devices:
-            ports: dict[str, Any] = devices[end.node].ports
-        elif end.node in servers:
-            ports = servers[end.node].nics
-        else:
+        """The speed of a free port or NIC at end; None, with the problem said, otherwise."""
+        node, port_name = end
+        device = devices.get(node)
+        ports: dict[str, Any] | None = (
+            device.ports if device is not None else getattr(servers.get(node), "nics", None)
+        )
+        port = None if ports is None else ports.get(port_name)
+        if port is not None and end not in used:
+            return int(port.speed_mbps)  # the 65,536 links of a 32k fabric end here
+        if ports is None:
             known = [*devices, *servers]
-            self.problem(path, f"no device or server {end.node!r}{suggest(end.node, known)}")
-            return None
-        if end.port not in ports:
-            self.problem(path, f"{end.node} has no port {end.port!r}{suggest(end.port, ports)}")
-            return None
-        return int(ports[end.port].speed_mbps)
+            self.problem(path, f"no device or server {node!r}{suggest(node, known)}")
+        elif port is None:
+            self.problem(path, f"{node} has no port {port_name!r}{suggest(port_name, ports)}")
+        else:
+            self.problem(path, f"{end} is already used by the link at {used[end]}")
+        return None
 
     def resolve(self) -> Inventory:
         asics = self.resolve_asics()

@@ -11,19 +11,31 @@ giving why, or None when this device's value can be said), and `plan` and `rende
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
-from lossless.vendors import cumulus, eos, junos, nxos, sonic
+OS_NAMES = ("sonic", "cumulus", "eos", "nxos", "junos")
 
-VENDORS: dict[str, ModuleType] = {
-    "sonic": sonic,
-    "cumulus": cumulus,
-    "eos": eos,
-    "nxos": nxos,
-    "junos": junos,
-}
+
+class _Vendors(Mapping[str, ModuleType]):
+    """OS name -> its vendor module, imported when first asked for: a run that lints one
+    SONiC switch does not pay for importing the other four (their parsers and tables)."""
+
+    def __getitem__(self, os_name: str) -> ModuleType:
+        if os_name not in OS_NAMES:
+            raise KeyError(os_name)
+        return importlib.import_module(f"lossless.vendors.{os_name}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(OS_NAMES)
+
+    def __len__(self) -> int:
+        return len(OS_NAMES)
+
+
+VENDORS: Mapping[str, ModuleType] = _Vendors()
 
 
 def vendor_for(os_name: str) -> ModuleType:
