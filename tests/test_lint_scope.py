@@ -71,3 +71,11 @@ def test_config_alone_with_the_fabric_dscps(run, configs):
     result = run("lint", "--config", config, "--os", "eos", "--cnp-dscp", "26")
     assert result.code == 1
     assert "LL121" in result.out and "CNP DSCP 26 is in traffic class 3" in result.out
+
+
+def test_links_of_is_every_link_with_an_end_on_the_devices_in_inventory_order():
+    inventory = load_inventory(str(INVENTORIES / "pod-2048.yaml"))
+    for names in (["leaf01"], ["spine01", "leaf03"], [], list(inventory.devices)):
+        scanned = [link for link in inventory.links if {link.a.node, link.b.node} & set(names)]
+        assert inventory.links_of(names) == scanned
+    assert inventory.links_of(["leaf01"])  # a leaf has links
