@@ -291,8 +291,7 @@ def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
     attach_sources(devices, inventory)
     links = [
         LinkPlan(str(link.a), str(link.b), link.cable_m, planner.where_text(link.where))
-        for link in inventory.links
-        if not only or link.a.node in chosen or link.b.node in chosen
+        for link in (inventory.links_of(devices) if only else inventory.links)
     ]
     return FabricPlan(
         name=inventory.fabric_name,

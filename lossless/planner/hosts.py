@@ -91,7 +91,7 @@ def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[st
     if switches is not None:
         cabled = {
             end
-            for link in inventory.links
+            for link in inventory.links_of(switches)
             for end, other in ((link.a, link.b), (link.b, link.a))
             if other.node in switches
         }
