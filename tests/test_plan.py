@@ -196,3 +196,31 @@ def test_headroom_bad_arguments(run, argv, message):
     result = run("headroom", *argv)
     assert result.code == 2
     assert message in result.err
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_shared_plan_parts_are_never_changed_in_place(example):
+    """The planner shares equal parts between ports (headroom, ECN, watchdog, PFC priority
+    lists: lossless/planner/fabric.py port_parts): rendering every OS, the plan JSON, the
+    plan text and every rule must leave a plan as it was planned."""
+    import copy
+    import io
+    from dataclasses import replace
+
+    from lossless.inventory import load_inventory
+    from lossless.lint.registry import lint
+    from lossless.plan_json import write_plan_json
+    from lossless.planner.fabric import plan_fabric
+    from lossless.render import render_device
+    from lossless.report.plan_text import write_plan_text
+
+    inventory = load_inventory(example)
+    plan = plan_fabric(inventory)
+    before = copy.deepcopy(plan)
+    for device in plan.devices.values():
+        for os_name in ("sonic", "cumulus", "eos", "nxos", "junos"):
+            render_device(replace(device, os=os_name), plan)  # its parts, in every OS's terms
+    write_plan_json(plan, io.StringIO())
+    write_plan_text(plan, io.StringIO())
+    lint(plan)
+    assert plan == before

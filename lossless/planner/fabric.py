@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from lossless.asics import Asic
 from lossless.long_lived import building_long_lived
 from lossless.model import Device, Endpoint, Inventory, Location, Port
@@ -13,7 +16,7 @@ from lossless.plan import (
     HeadroomSettings,
     LinkPlan,
     PortPlan,
-    replaced,
+    WatchdogPlan,
 )
 from lossless.planner.budget import plan_budget
 from lossless.planner.derivation import Derivation
@@ -37,6 +40,13 @@ TRIGGER_SOURCE = (
 UNLINKED_CABLE_M = 300
 
 
+@dataclass
+class _PortParts:
+    pfc_priorities: list[int]
+    headroom: list[HeadroomPlan]
+    watchdog: WatchdogPlan | None
+
+
 class _Planner:
     def __init__(self, inventory: Inventory):
         self.inventory = inventory
@@ -44,6 +54,7 @@ class _Planner:
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
         self._where_text: dict[Location, str] = {}
+        self._port_parts: dict[tuple, tuple[_PortParts, HeadroomResult | None, Any, Any]] = {}
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
         cache_key = (asic.name, inputs)
@@ -158,25 +169,7 @@ class _Planner:
         peer = link.other_end(endpoint) if link else None
         lossless = port.lossless if port.lossless is not None else link is not None
         cable_m = link.cable_m if link else (UNLINKED_CABLE_M if lossless else None)
-        priority = port.policy.roce.data.priority
-        headroom: list[HeadroomPlan] = []
-        result = None
-        if lossless and cable_m is not None:
-            key, result = self.port_headroom(device, port, whole_metres(cable_m), settings)
-            headroom.append(
-                HeadroomPlan(
-                    priority,
-                    result.xon,
-                    result.xoff,
-                    result.size,
-                    device.asic.headroom_model,
-                    key,
-                    model_xoff=result.model_xoff or result.xoff,
-                    vendor_floor_xoff=result.vendor_floor_xoff,
-                    vendor_floor_source=result.vendor_floor_source,
-                    fallback=result.fallback,
-                )
-            )
+        parts, result = self.port_parts(device, port, settings, lossless, cable_m)
         plan = PortPlan(
             name=port.name,
             description=port.description,
@@ -189,14 +182,57 @@ class _Planner:
             else ("switch" if peer.node in self.inventory.devices else "server"),
             cable_m=cable_m,
             lossless=lossless,
-            pfc_priorities=[priority] if lossless else [],
-            headroom=headroom,
+            pfc_priorities=parts.pfc_priorities,
+            headroom=parts.headroom,
             ecn=[],
-            watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
+            watchdog=parts.watchdog,
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
         )
         return plan, result
+
+    def port_parts(
+        self,
+        device: Device,
+        port: Port,
+        settings: HeadroomSettings,
+        lossless: bool,
+        cable_m: float | None,
+    ) -> tuple[_PortParts, HeadroomResult | None]:
+        """The PFC priorities, headroom and watchdog of a port: built once per distinct input
+        and shared by the ports that have it (the 98,304 ports of a 32k fabric have a few
+        dozen). Shared plan parts are never changed in place (tests/test_plan.py checks)."""
+        cable = whole_metres(cable_m) if lossless and cable_m is not None else None
+        key = (id(port.policy), id(settings), port.speed_mbps, port.lanes, lossless, cable)
+        found = self._port_parts.get(key)
+        if found is None:
+            priority = port.policy.roce.data.priority
+            headroom: list[HeadroomPlan] = []
+            result = None
+            if cable is not None:
+                derivation, result = self.port_headroom(device, port, cable, settings)
+                headroom.append(
+                    HeadroomPlan(
+                        priority,
+                        result.xon,
+                        result.xoff,
+                        result.size,
+                        device.asic.headroom_model,
+                        derivation,
+                        model_xoff=result.model_xoff or result.xoff,
+                        vendor_floor_xoff=result.vendor_floor_xoff,
+                        vendor_floor_source=result.vendor_floor_source,
+                        fallback=result.fallback,
+                    )
+                )
+            parts = _PortParts(
+                pfc_priorities=[priority] if lossless else [],
+                headroom=headroom,
+                watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
+            )
+            # the key holds ids: keep what they name alive for as long as the key is used
+            found = self._port_parts[key] = (parts, result, port.policy, settings)
+        return found[0], found[1]
 
     def port_headroom(
         self, device: Device, port: Port, cable_m: int, settings: HeadroomSettings
@@ -233,15 +269,15 @@ class _Planner:
     def plan_ecn(
         self, device: Device, port: Port, trigger: Trigger, computed: dict[tuple, EcnPlan]
     ) -> EcnPlan:
-        """The port's ECN plan; ports of the device with the same speed and policy share the
-        computation, in `computed` (a copy each, so a plan stays a tree of separate objects).
-        Policies are keyed by identity: the inventory holds them for the whole run."""
+        """The port's ECN plan; ports of the device with the same speed and policy share it,
+        in `computed`, like the parts of port_parts. Policies are keyed by identity: the
+        inventory holds them for the whole run."""
         policy = port.policy
         cache_key = (port.speed_mbps, id(policy.ecn), policy.roce.data.priority)
         found = computed.get(cache_key)
         if found is None:
             found = computed[cache_key] = self._compute_ecn(device, port, trigger)
-        return replaced(found)  # a copy
+        return found
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy
