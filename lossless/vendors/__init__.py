@@ -23,10 +23,16 @@ class _Vendors(Mapping[str, ModuleType]):
     """OS name -> its vendor module, imported when first asked for: a run that lints one
     SONiC switch does not pay for importing the other four (their parsers and tables)."""
 
+    def __init__(self) -> None:
+        self._loaded: dict[str, ModuleType] = {}
+
     def __getitem__(self, os_name: str) -> ModuleType:
-        if os_name not in OS_NAMES:
-            raise KeyError(os_name)
-        return importlib.import_module(f"lossless.vendors.{os_name}")
+        module = self._loaded.get(os_name)
+        if module is None:
+            if os_name not in OS_NAMES:
+                raise KeyError(os_name)
+            module = self._loaded[os_name] = importlib.import_module(f"lossless.vendors.{os_name}")
+        return module
 
     def __iter__(self) -> Iterator[str]:
         return iter(OS_NAMES)
