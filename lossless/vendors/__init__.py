@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -86,6 +87,7 @@ def _watchdog_timers(device: Any) -> set[tuple[int, int, int, str]]:
     }
 
 
+@cache  # asked for every port by LL118
 def max_mtu(os_name: str) -> int | None:
     """The largest interface MTU the OS accepts (its vendor module's MAX_MTU), if it has one."""
     return getattr(VENDORS.get(os_name), "MAX_MTU", None)
