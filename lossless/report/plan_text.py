@@ -44,12 +44,31 @@ def _flag(value: bool | None, good: str = "yes", bad: str = "NO") -> str:
     return "?" if value is None else (good if value else bad)
 
 
-def _row(port: PortPlan) -> tuple[str, ...]:
+def _row(port: PortPlan, memo: dict[tuple, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    """A port's cells. memo: the cells after the peer, by what they show; the planner shares
+    equal headroom and ECN plans between ports, so their identity stands for their values
+    (alive, and so distinct, for as long as the plan that holds them)."""
+    if memo is None:
+        return (port.name, port.peer or "-", *_values(port))
+    key = (
+        port.speed_mbps,
+        port.lanes,
+        port.cable_m,
+        port.mtu,
+        tuple(port.pfc_priorities),
+        id(port.headroom[0]) if port.headroom else None,
+        id(port.ecn[0]) if port.ecn else None,
+    )
+    values = memo.get(key)
+    if values is None:
+        values = memo[key] = _values(port)
+    return (port.name, port.peer or "-", *values)
+
+
+def _values(port: PortPlan) -> tuple[str, ...]:
     headroom = port.headroom[0] if port.headroom else None
     ecn = port.ecn[0] if port.ecn else None
     return (
-        port.name,
-        port.peer or "-",
         format_speed(port.speed_mbps),
         str(port.lanes),
         f"{port.cable_m:g}" if port.cable_m is not None else "-",
@@ -84,11 +103,12 @@ def _plain_table(rows: list[tuple[str, ...]]) -> Iterator[str]:
 def write_plan_text(plan: FabricPlan, out: TextIO) -> None:
     """The plan as plain text (a pipe or a file)."""
     out.write(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})\n")
+    memo: dict[tuple, tuple[str, ...]] = {}
     for device in plan.devices.values():
         lines = [
             "",
             _title(device),
-            *_plain_table([_row(port) for port in device.ports.values()]),
+            *_plain_table([_row(port, memo) for port in device.ports.values()]),
             *device_lines(device),
         ]
         out.write("\n".join(lines) + "\n")
