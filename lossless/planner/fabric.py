@@ -27,7 +27,7 @@ from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.planner.hosts import plan_nics
 from lossless.planner.pfc_trigger import Trigger, plan_trigger, real_ports
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
-from lossless.planner.sources import attach_sources
+from lossless.planner.sources import Sources
 from lossless.units import whole_metres
 
 TRIGGER_SOURCE = (
@@ -54,6 +54,7 @@ class _Planner:
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
         self._where_text: dict[Location, str] = {}
+        self.sources = Sources()
         self._port_parts: dict[tuple, tuple[_PortParts, HeadroomResult | None, Any, Any]] = {}
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
@@ -152,6 +153,7 @@ class _Planner:
             source=str(device.where),
             lint_ignore=dict(device.lint_ignore),
             pfc_trigger=trigger.plan,
+            sources=self.sources.of_device(device),
         )
 
     def where_text(self, where: Location) -> str:
@@ -188,6 +190,7 @@ class _Planner:
             watchdog=parts.watchdog,
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
+            sources=self.sources.of_port(port, link),
         )
         return plan, result
 
@@ -324,7 +327,6 @@ def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
         for name, device in inventory.devices.items()
         if name in chosen
     }
-    attach_sources(devices, inventory)
     links = [
         LinkPlan(str(link.a), str(link.b), link.cable_m, planner.where_text(link.where))
         for link in (inventory.links_of(devices) if only else inventory.links)

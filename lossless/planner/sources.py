@@ -8,8 +8,7 @@ the fabric's `mtu:` line, not one per port at each port's line.
 
 from __future__ import annotations
 
-from lossless.model import Endpoint, Inventory, Location
-from lossless.plan import DevicePlan
+from lossless.model import Device, Link, Location, Port
 
 # plan fact (vendors.common PORT_FACTS / DEVICE_FACTS) -> policy keys, most specific first
 PORT_FACT_POLICY = {
@@ -47,22 +46,27 @@ def _sources(origin: dict[str, Location], facts: dict[str, tuple[str, ...]]) -> 
     return sources
 
 
-def attach_sources(plans: dict[str, DevicePlan], inventory: Inventory) -> None:
-    """Fill `sources` of every device and port plan from the inventory's policy origins. Ports
-    of one range share one origin mapping, and so one sources mapping."""
-    memo: dict[int, dict[str, str]] = {}  # id of an origin mapping (alive for the call)
-    linked: dict[tuple[int, Location], dict[str, str]] = {}  # the same, with a link's line
-    for plan in plans.values():
-        device = inventory.devices[plan.name]
-        plan.sources = _sources(device.policy_origin, DEVICE_FACT_POLICY)
-        for name, port_plan in plan.ports.items():
-            origin = device.ports[name].policy_origin
-            if id(origin) not in memo:
-                memo[id(origin)] = _sources(origin, PORT_FACT_POLICY)
-            port_plan.sources = memo[id(origin)]
-            link = inventory.link_at(Endpoint(plan.name, name))
-            if link is not None:  # the cable length is the link's
-                key = (id(origin), link.where)
-                if key not in linked:
-                    linked[key] = {**memo[id(origin)], "cable_m": str(link.where)}
-                port_plan.sources = linked[key]
+class Sources:
+    """The sources of device and port plans. Ports of one range share one origin mapping,
+    and so one sources mapping; so do those whose cable is stated on one link line."""
+
+    def __init__(self) -> None:
+        # keyed by the id of an origin mapping: the inventory keeps each alive for the run
+        self._by_origin: dict[int, dict[str, str]] = {}
+        self._linked: dict[tuple[int, Location], dict[str, str]] = {}
+
+    def of_device(self, device: Device) -> dict[str, str]:
+        return _sources(device.policy_origin, DEVICE_FACT_POLICY)
+
+    def of_port(self, port: Port, link: Link | None) -> dict[str, str]:
+        origin = port.policy_origin
+        sources = self._by_origin.get(id(origin))
+        if sources is None:
+            sources = self._by_origin[id(origin)] = _sources(origin, PORT_FACT_POLICY)
+        if link is None:
+            return sources
+        key = (id(origin), link.where)  # the cable length is the link's
+        linked = self._linked.get(key)
+        if linked is None:
+            linked = self._linked[key] = {**sources, "cable_m": str(link.where)}
+        return linked
