@@ -247,6 +247,8 @@ def test_budget_counts_real_ports_and_per_port_limits(plan):
     budget.shp_per_port_cap_bytes = 1000
     [finding] = findings(plan, "LL103")
     assert finding.severity == "error" and "per-port cap 1000 B" in finding.message
+
+
 def test_roce_mtu_too_small_for_a_4096_payload_is_an_error(plan):
     _port(plan).mtu = 4000
     [finding] = findings(plan, "LL118")

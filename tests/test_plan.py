@@ -199,10 +199,9 @@ def test_headroom_bad_arguments(run, argv, message):
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_shared_plan_parts_are_never_changed_in_place(example):
-    """The planner shares equal parts between ports (headroom, ECN, watchdog, PFC priority
-    lists: lossless/planner/fabric.py port_parts): rendering every OS, the plan JSON, the
-    plan text and every rule must leave a plan as it was planned."""
+def test_render_json_text_and_lint_leave_the_plan_as_planned(example):
+    """Rendering every OS, the plan JSON, the plan text and every rule read a plan; none of
+    them may change it (a renderer works on copies)."""
     import copy
     import io
     from dataclasses import replace
@@ -224,3 +223,21 @@ def test_shared_plan_parts_are_never_changed_in_place(example):
     write_plan_text(plan, io.StringIO())
     lint(plan)
     assert plan == before
+
+
+def test_each_port_has_parts_of_its_own():
+    """The planner computes a port's headroom, ECN and watchdog once per distinct input and
+    gives each port a copy: changing one port changes no other."""
+    from lossless.inventory import load_inventory
+    from lossless.planner.fabric import plan_fabric
+
+    plan = plan_fabric(load_inventory(LAB))
+    ports = [p for d in plan.devices.values() for p in d.ports.values() if p.lossless]
+    first, second = ports[0], ports[1]
+    assert first.headroom == second.headroom and first.ecn == second.ecn
+    first.headroom[0].xoff += 1
+    first.ecn[0].max_bytes += 1
+    first.watchdog.poll_ms += 1
+    first.pfc_priorities.append(7)
+    assert first.headroom != second.headroom and first.ecn != second.ecn
+    assert first.watchdog != second.watchdog and first.pfc_priorities != second.pfc_priorities

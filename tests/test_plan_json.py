@@ -36,7 +36,7 @@ def test_streamed_json_is_the_reference_text(example):
         "leaf é ü",  # json escapes non-ASCII (ensure_ascii), orjson would not
         "del \x7f",
         "emoji \U0001f600 and \u2028",
-        "control \x00\x1f \t\n\r\b\f \" \\",
+        'control \x00\x1f \t\n\r\b\f " \\',
         1e16,  # json: 1e+16, orjson: 1e16
         2.5e-7,
         123.25,

@@ -85,9 +85,7 @@ def test_check_is_clean_then_catches_a_one_byte_edit(run, tmp_path):
     assert (folder / "leaf3.cfg").read_text() != text  # --check wrote nothing
 
 
-def test_check_lists_missing_changed_and_orphan_files_apart_and_can_show_the_diff(
-    run, tmp_path
-):
+def test_check_lists_missing_changed_and_orphan_files_apart_and_can_show_the_diff(run, tmp_path):
     shutil.copytree(GOLDEN / "lab", tmp_path / "lab")
     folder = tmp_path / "lab"
     (folder / "README.md").write_text("not a config: never an orphan\n")

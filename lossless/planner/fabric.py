@@ -17,6 +17,7 @@ from lossless.plan import (
     LinkPlan,
     PortPlan,
     WatchdogPlan,
+    replaced,
 )
 from lossless.planner.budget import plan_budget
 from lossless.planner.derivation import Derivation
@@ -184,10 +185,10 @@ class _Planner:
             else ("switch" if peer.node in self.inventory.devices else "server"),
             cable_m=cable_m,
             lossless=lossless,
-            pfc_priorities=parts.pfc_priorities,
-            headroom=parts.headroom,
+            pfc_priorities=list(parts.pfc_priorities),
+            headroom=[replaced(headroom) for headroom in parts.headroom],
             ecn=[],
-            watchdog=parts.watchdog,
+            watchdog=replaced(parts.watchdog) if parts.watchdog else None,
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
             sources=self.sources.of_port(port, link),
@@ -202,9 +203,9 @@ class _Planner:
         lossless: bool,
         cable_m: float | None,
     ) -> tuple[_PortParts, HeadroomResult | None]:
-        """The PFC priorities, headroom and watchdog of a port: built once per distinct input
-        and shared by the ports that have it (the 98,304 ports of a 32k fabric have a few
-        dozen). Shared plan parts are never changed in place (tests/test_plan.py checks)."""
+        """The PFC priorities, headroom and watchdog of a port: computed once per distinct
+        input (the 98,304 ports of a 32k fabric have a few dozen); each port gets a copy, so
+        a plan stays a tree of separate objects that a caller may change one port of."""
         cable = whole_metres(cable_m) if lossless and cable_m is not None else None
         key = (id(port.policy), id(settings), port.speed_mbps, port.lanes, lossless, cable)
         found = self._port_parts.get(key)
@@ -272,15 +273,15 @@ class _Planner:
     def plan_ecn(
         self, device: Device, port: Port, trigger: Trigger, computed: dict[tuple, EcnPlan]
     ) -> EcnPlan:
-        """The port's ECN plan; ports of the device with the same speed and policy share it,
-        in `computed`, like the parts of port_parts. Policies are keyed by identity: the
-        inventory holds them for the whole run."""
+        """The port's ECN plan; ports of the device with the same speed and policy share the
+        computation, in `computed` (a copy each, as in port_parts). Policies are keyed by
+        identity: the inventory holds them for the whole run."""
         policy = port.policy
         cache_key = (port.speed_mbps, id(policy.ecn), policy.roce.data.priority)
         found = computed.get(cache_key)
         if found is None:
             found = computed[cache_key] = self._compute_ecn(device, port, trigger)
-        return found
+        return replaced(found)
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy

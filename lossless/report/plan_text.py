@@ -45,19 +45,20 @@ def _flag(value: bool | None, good: str = "yes", bad: str = "NO") -> str:
 
 
 def _row(port: PortPlan, memo: dict[tuple, tuple[str, ...]] | None = None) -> tuple[str, ...]:
-    """A port's cells. memo: the cells after the peer, by what they show; the planner shares
-    equal headroom and ECN plans between ports, so their identity stands for their values
-    (alive, and so distinct, for as long as the plan that holds them)."""
+    """A port's cells. memo: the cells after the peer, by the values they show (the ports of
+    a fabric have a few dozen distinct ones), formatted once each."""
     if memo is None:
         return (port.name, port.peer or "-", *_values(port))
+    headroom = port.headroom[0] if port.headroom else None
+    ecn = port.ecn[0] if port.ecn else None
     key = (
         port.speed_mbps,
         port.lanes,
         port.cable_m,
         port.mtu,
         tuple(port.pfc_priorities),
-        id(port.headroom[0]) if port.headroom else None,
-        id(port.ecn[0]) if port.ecn else None,
+        headroom and (headroom.xon, headroom.xoff, headroom.size),
+        ecn and (ecn.min_bytes, ecn.max_bytes, ecn.probability_percent, ecn.max_below_trigger),
     )
     values = memo.get(key)
     if values is None:
