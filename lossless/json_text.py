@@ -25,11 +25,14 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 def same_as_json(data: bytes) -> bool:
-    """orjson's text is what json.dumps writes: ASCII without DEL, no exponent."""
+    """orjson's text is what json.dumps writes: ASCII without DEL, and no number that the
+    two write differently: any with an exponent (json.dumps writes 1e+16 and 2.5e-07,
+    orjson 3.8 1e16 and 3.13 2.5e-7) and any below 1e-4 (json.dumps 5e-05, orjson
+    0.00005). Text merely looking like such a number (in a string) goes to json.dumps too."""
     if not data.isascii() or b"\x7f" in data:
         return False
     digits = data.translate(_DIGITS_AS_ZERO)
-    return b"0e0" not in digits and b"0e-" not in digits
+    return not any(form in digits for form in (b"0e0", b"0e-", b"0e+", b"0.0000"))
 
 
 def orjson_text(

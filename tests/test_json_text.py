@@ -29,6 +29,21 @@ def test_orjson_text_is_refused_where_it_would_differ():
     assert json_text.orjson_text({"a": 1.5}, 0) is not None
     for different in ({"a": "é"}, {"a": "\x7f"}, {"a": 1e16}, {"a": 2.5e-7}, {"a": 2**70}):
         assert json_text.orjson_text(different, 0) is None
+    assert json_text.orjson_text({"a": 5e-05}, 0) is None  # orjson writes 0.00005
+
+
+def test_numbers_orjson_writes_are_json_dumps_numbers_or_refused():
+    """Seeded floats over 30 decades: whatever orjson's version, a text orjson_text keeps is
+    json.dumps's."""
+    import random
+
+    numbers = random.Random(13)
+    values = [10.0**e for e in range(-20, 25)] + [
+        numbers.uniform(-1, 1) * 10 ** numbers.randint(-12, 20) for _ in range(20_000)
+    ]
+    for value in values:
+        data = json_text.orjson_text([value], 0)
+        assert data is None or data.decode() == json.dumps([value], indent=2), value
 
 
 def test_tables_are_written_as_json_sorts_and_indents_them():
