@@ -226,8 +226,8 @@ def test_render_json_text_and_lint_leave_the_plan_as_planned(example):
 
 
 def test_each_port_has_parts_of_its_own():
-    """The planner computes a port's headroom, ECN and watchdog once per distinct input and
-    gives each port a copy: changing one port changes no other."""
+    """Ports with the same inputs get equal headroom, ECN and watchdog, each its own objects
+    (the planner computes them once and copies): changing one port changes no other."""
     from lossless.inventory import load_inventory
     from lossless.planner.fabric import plan_fabric
 

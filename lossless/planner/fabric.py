@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from lossless.asics import Asic
 from lossless.long_lived import building_long_lived
 from lossless.model import Device, Endpoint, Inventory, Location, Port
@@ -16,7 +13,6 @@ from lossless.plan import (
     HeadroomSettings,
     LinkPlan,
     PortPlan,
-    WatchdogPlan,
     replaced,
 )
 from lossless.planner.budget import plan_budget
@@ -41,13 +37,6 @@ TRIGGER_SOURCE = (
 UNLINKED_CABLE_M = 300
 
 
-@dataclass
-class _PortParts:
-    pfc_priorities: list[int]
-    headroom: list[HeadroomPlan]
-    watchdog: WatchdogPlan | None
-
-
 class _Planner:
     def __init__(self, inventory: Inventory):
         self.inventory = inventory
@@ -56,7 +45,6 @@ class _Planner:
         self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
         self._where_text: dict[Location, str] = {}
         self.sources = Sources()
-        self._port_parts: dict[tuple, tuple[_PortParts, HeadroomResult | None, Any, Any]] = {}
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
         cache_key = (asic.name, inputs)
@@ -172,7 +160,25 @@ class _Planner:
         peer = link.other_end(endpoint) if link else None
         lossless = port.lossless if port.lossless is not None else link is not None
         cable_m = link.cable_m if link else (UNLINKED_CABLE_M if lossless else None)
-        parts, result = self.port_parts(device, port, settings, lossless, cable_m)
+        priority = port.policy.roce.data.priority
+        headroom: list[HeadroomPlan] = []
+        result = None
+        if lossless and cable_m is not None:
+            key, result = self.port_headroom(device, port, whole_metres(cable_m), settings)
+            headroom.append(
+                HeadroomPlan(
+                    priority,
+                    result.xon,
+                    result.xoff,
+                    result.size,
+                    device.asic.headroom_model,
+                    key,
+                    model_xoff=result.model_xoff or result.xoff,
+                    vendor_floor_xoff=result.vendor_floor_xoff,
+                    vendor_floor_source=result.vendor_floor_source,
+                    fallback=result.fallback,
+                )
+            )
         plan = PortPlan(
             name=port.name,
             description=port.description,
@@ -185,58 +191,15 @@ class _Planner:
             else ("switch" if peer.node in self.inventory.devices else "server"),
             cable_m=cable_m,
             lossless=lossless,
-            pfc_priorities=list(parts.pfc_priorities),
-            headroom=[replaced(headroom) for headroom in parts.headroom],
+            pfc_priorities=[priority] if lossless else [],
+            headroom=headroom,
             ecn=[],
-            watchdog=replaced(parts.watchdog) if parts.watchdog else None,
+            watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
             sources=self.sources.of_port(port, link),
         )
         return plan, result
-
-    def port_parts(
-        self,
-        device: Device,
-        port: Port,
-        settings: HeadroomSettings,
-        lossless: bool,
-        cable_m: float | None,
-    ) -> tuple[_PortParts, HeadroomResult | None]:
-        """The PFC priorities, headroom and watchdog of a port: computed once per distinct
-        input (the 98,304 ports of a 32k fabric have a few dozen); each port gets a copy, so
-        a plan stays a tree of separate objects that a caller may change one port of."""
-        cable = whole_metres(cable_m) if lossless and cable_m is not None else None
-        key = (id(port.policy), id(settings), port.speed_mbps, port.lanes, lossless, cable)
-        found = self._port_parts.get(key)
-        if found is None:
-            priority = port.policy.roce.data.priority
-            headroom: list[HeadroomPlan] = []
-            result = None
-            if cable is not None:
-                derivation, result = self.port_headroom(device, port, cable, settings)
-                headroom.append(
-                    HeadroomPlan(
-                        priority,
-                        result.xon,
-                        result.xoff,
-                        result.size,
-                        device.asic.headroom_model,
-                        derivation,
-                        model_xoff=result.model_xoff or result.xoff,
-                        vendor_floor_xoff=result.vendor_floor_xoff,
-                        vendor_floor_source=result.vendor_floor_source,
-                        fallback=result.fallback,
-                    )
-                )
-            parts = _PortParts(
-                pfc_priorities=[priority] if lossless else [],
-                headroom=headroom,
-                watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
-            )
-            # the key holds ids: keep what they name alive for as long as the key is used
-            found = self._port_parts[key] = (parts, result, port.policy, settings)
-        return found[0], found[1]
 
     def port_headroom(
         self, device: Device, port: Port, cable_m: int, settings: HeadroomSettings
@@ -274,14 +237,14 @@ class _Planner:
         self, device: Device, port: Port, trigger: Trigger, computed: dict[tuple, EcnPlan]
     ) -> EcnPlan:
         """The port's ECN plan; ports of the device with the same speed and policy share the
-        computation, in `computed` (a copy each, as in port_parts). Policies are keyed by
-        identity: the inventory holds them for the whole run."""
+        computation, in `computed` (a copy each, so a plan stays a tree of separate objects).
+        Policies are keyed by identity: the inventory holds them for the whole run."""
         policy = port.policy
         cache_key = (port.speed_mbps, id(policy.ecn), policy.roce.data.priority)
         found = computed.get(cache_key)
         if found is None:
             found = computed[cache_key] = self._compute_ecn(device, port, trigger)
-        return replaced(found)
+        return replaced(found)  # a copy
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy
