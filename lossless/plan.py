@@ -40,7 +40,11 @@ HEADROOM_FROM_CONFIG = "config"
 HEADROOM_BY_SWITCH = "switch"
 
 
-@dataclass
+# A port plan's headroom, ECN and watchdog are frozen values: the planner gives every port
+# whose part equals another's the same object (a 32k-GPU fabric has 98,304 ports and a few
+# dozen distinct parts; building one each was a quarter of planning). Change a port's part by
+# replacing it: port.ecn[0] = replaced(port.ecn[0], min_bytes=...).
+@dataclass(frozen=True)
 class HeadroomPlan:
     priority_group: int
     xon: int
@@ -58,7 +62,7 @@ class HeadroomPlan:
         return self.model == HEADROOM_BY_SWITCH
 
 
-@dataclass
+@dataclass(frozen=True)
 class EcnPlan:
     queue: int
     min_bytes: int
@@ -74,7 +78,7 @@ class EcnPlan:
     largest_pgs_max: int | None = None  # the most congested PGs with Kmax still at most T/f
 
 
-@dataclass
+@dataclass(frozen=True)
 class WatchdogPlan:
     enabled: bool
     detection_ms: int

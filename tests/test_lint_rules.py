@@ -10,6 +10,7 @@ from conftest import INVENTORIES
 from lossless.inventory import load_inventory
 from lossless.lint import rules  # noqa: F401
 from lossless.lint.registry import RULES, lint
+from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
 
 LAB_PLAN = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
@@ -33,12 +34,18 @@ def _port(plan, device="leaf1", port="Ethernet0"):
     return plan.devices[device].ports[port]
 
 
+def _change(parts, **changes):
+    """A port's first headroom or ECN entry with these fields changed (the parts are frozen
+    values that ports share: a port gets a changed copy)."""
+    parts[0] = replaced(parts[0], **changes)
+
+
 def _break_headroom(plan):
-    _port(plan).headroom[0].xoff -= 1024
+    _change(_port(plan).headroom, xoff=_port(plan).headroom[0].xoff - 1024)
 
 
 def _break_size(plan):
-    _port(plan).headroom[0].size = 1000
+    _change(_port(plan).headroom, size=1000)
 
 
 def _break_budget(plan):
@@ -102,15 +109,15 @@ def _break_ecn_missing(plan):
 
 
 def _break_ecn_thresholds(plan):
-    _port(plan).ecn[0].min_bytes = _port(plan).ecn[0].max_bytes
+    _change(_port(plan).ecn, min_bytes=_port(plan).ecn[0].max_bytes)
 
 
 def _break_ecn_unit(plan):
-    _port(plan).ecn[0].max_bytes = 1_500_000_000  # KB written as B: above any buffer
+    _change(_port(plan).ecn, max_bytes=1_500_000_000)  # KB written as B: above any buffer
 
 
 def _break_ecn_before_pfc(plan):
-    _port(plan).ecn[0].min_below_trigger = False
+    _change(_port(plan).ecn, min_below_trigger=False)
 
 
 def _break_cnp(plan):
@@ -126,11 +133,11 @@ def _break_cnp_pfc(plan):
 
 
 def _break_watchdog(plan):
-    _port(plan).watchdog.enabled = False
+    _port(plan).watchdog = replaced(_port(plan).watchdog, enabled=False)
 
 
 def _break_watchdog_timers(plan):
-    _port(plan).watchdog.poll_ms = 500
+    _port(plan).watchdog = replaced(_port(plan).watchdog, poll_ms=500)
 
 
 def _break_ecmp_fields(plan):
@@ -224,7 +231,7 @@ def test_rules_have_explanations_and_sources():
 
 
 def test_ecn_kmax_above_trigger_is_a_warning(plan):
-    _port(plan).ecn[0].max_below_trigger = False
+    _change(_port(plan).ecn, max_below_trigger=False)
     [finding] = findings(plan, "LL112")
     assert finding.severity == "warning"
 
@@ -261,7 +268,7 @@ def test_roce_mtu_too_small_for_a_4096_payload_is_an_error(plan):
 def test_ecn_within_buffer_without_an_asic_uses_the_largest_known_buffer(plan):
     device = plan.devices["leaf1"]
     device.asic = "unknown"
-    _port(plan).ecn[0].max_bytes = 2_000_000_000
+    _change(_port(plan).ecn, max_bytes=2_000_000_000)
     [finding] = findings(plan, "LL123")
     assert "largest ASIC known" in finding.message
 

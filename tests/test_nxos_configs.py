@@ -14,6 +14,7 @@ from conftest import INVENTORIES, REPO
 
 from lossless.errors import InputError
 from lossless.inventory import load_inventory
+from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
 from lossless.render import render_device
 from lossless.vendors import nxos
@@ -192,7 +193,7 @@ def test_watchdog_timers_are_whole_intervals():
     plan = _lab()
     device = plan.devices["leaf3"]
     assert nxos.watchdog_settings(device.watchdog) == (100, 2, 2)
-    device.watchdog.detection_ms, device.watchdog.poll_ms = 250, 50
+    device.watchdog = replaced(device.watchdog, detection_ms=250, poll_ms=50)
     assert nxos.watchdog_settings(device.watchdog) == (100, 3, 2)  # poll at least 100 ms
     assert nxos.watchdog_timers(device.watchdog) == (100, 300, 200)
     # `plan` and `render` say so, and that per-port timers and other actions cannot be said
@@ -232,7 +233,8 @@ def test_pause_buffer_only_when_the_inventory_asks(tmp_path):
 def test_a_port_whose_ecn_differs_gets_its_own_egress_policy():
     plan = _lab()
     device = plan.devices["leaf3"]
-    device.ports["Ethernet1/32"].ecn[0].max_bytes = 1_200_000
+    port = device.ports["Ethernet1/32"]
+    port.ecn[0] = replaced(port.ecn[0], max_bytes=1_200_000)
     text = render_device(device, plan)
     assert "policy-map type queuing QOS_EGRESS_2" in text
     assert "  service-policy type queuing output QOS_EGRESS_2\n" in text

@@ -225,19 +225,27 @@ def test_render_json_text_and_lint_leave_the_plan_as_planned(example):
     assert plan == before
 
 
-def test_each_port_has_parts_of_its_own():
-    """Ports with the same inputs get equal headroom, ECN and watchdog, each its own objects
-    (the planner computes them once and copies): changing one port changes no other."""
+def test_ports_share_frozen_parts_and_own_their_lists():
+    """Ports with the same inputs share their headroom, ECN and watchdog objects, which are
+    frozen (a change cannot reach another port through them); the lists holding them are each
+    port's own, so replacing one port's part changes no other."""
+    import dataclasses
+
     from lossless.inventory import load_inventory
+    from lossless.plan import replaced
     from lossless.planner.fabric import plan_fabric
 
     plan = plan_fabric(load_inventory(LAB))
     ports = [p for d in plan.devices.values() for p in d.ports.values() if p.lossless]
     first, second = ports[0], ports[1]
-    assert first.headroom == second.headroom and first.ecn == second.ecn
-    first.headroom[0].xoff += 1
-    first.ecn[0].max_bytes += 1
-    first.watchdog.poll_ms += 1
+    assert first.headroom[0] is second.headroom[0] and first.ecn[0] is second.ecn[0]
+    assert first.watchdog is second.watchdog
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.headroom[0].xoff += 1  # type: ignore[misc]
+    assert first.headroom is not second.headroom and first.ecn is not second.ecn
+    first.headroom[0] = replaced(first.headroom[0], xoff=first.headroom[0].xoff + 1)
+    first.ecn[0] = replaced(first.ecn[0], max_bytes=first.ecn[0].max_bytes + 1)
+    first.watchdog = replaced(first.watchdog, poll_ms=first.watchdog.poll_ms + 1)
     first.pfc_priorities.append(7)
     assert first.headroom != second.headroom and first.ecn != second.ecn
     assert first.watchdog != second.watchdog and first.pfc_priorities != second.pfc_priorities

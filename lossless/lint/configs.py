@@ -16,7 +16,7 @@ from typing import Any
 from lossless.deploy.offline import find_backup
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
-from lossless.plan import DevicePlan, FabricPlan
+from lossless.plan import DevicePlan, FabricPlan, replaced
 from lossless.render import render_device
 from lossless.vendors import vendor_for
 from lossless.vendors.common import read_config
@@ -36,14 +36,17 @@ def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None
     for port in parsed.ports.values():
         planned_port = planned.ports.get(port.name)
         planned_ecn = {e.queue: e for e in planned_port.ecn} if planned_port else {}
-        for ecn in port.ecn:
+        for index, ecn in enumerate(port.ecn):
             plan = planned_ecn.get(ecn.queue)
             if ecn.pfc_trigger_bytes is None and plan and plan.pfc_trigger_bytes is not None:
-                ecn.pfc_trigger_bytes = plan.pfc_trigger_bytes
-                ecn.queue_trigger_bytes = plan.queue_trigger_bytes  # T/f: the queue's limit
                 limit = plan.queue_trigger_bytes or plan.pfc_trigger_bytes
-                ecn.min_below_trigger = ecn.min_bytes < limit
-                ecn.max_below_trigger = ecn.max_bytes <= limit
+                port.ecn[index] = replaced(
+                    ecn,
+                    pfc_trigger_bytes=plan.pfc_trigger_bytes,
+                    queue_trigger_bytes=plan.queue_trigger_bytes,  # T/f: the queue's limit
+                    min_below_trigger=ecn.min_bytes < limit,
+                    max_below_trigger=ecn.max_bytes <= limit,
+                )
 
 
 def fabric_from_configs(

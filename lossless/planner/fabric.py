@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lossless.asics import Asic
 from lossless.long_lived import building_long_lived
-from lossless.model import Device, Endpoint, Inventory, Location, Port
+from lossless.model import Device, Endpoint, Inventory, Location, Port, WatchdogPolicy
 from lossless.plan import (
     DevicePlan,
     EcnPlan,
@@ -13,7 +13,7 @@ from lossless.plan import (
     HeadroomSettings,
     LinkPlan,
     PortPlan,
-    replaced,
+    WatchdogPlan,
 )
 from lossless.planner.budget import plan_budget
 from lossless.planner.derivation import Derivation
@@ -43,6 +43,9 @@ class _Planner:
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
+        # The parts of port plans are immutable values, one object for all ports they equal
+        self._headroom_plans: dict[tuple[int, str], HeadroomPlan] = {}
+        self._watchdogs: dict[int, WatchdogPlan] = {}  # by id of the inventory's policy
         self._where_text: dict[Location, str] = {}
         self.sources = Sources()
 
@@ -135,7 +138,7 @@ class _Planner:
             maps=plan_maps(policy),
             queues=plan_queues(policy),
             ecmp=plan_ecmp(device.name, device.role, policy.ecmp, device.asic),
-            watchdog=plan_watchdog(policy.pfc_watchdog),
+            watchdog=self.watchdog(policy.pfc_watchdog),
             headroom_settings=settings,
             budget=budget,
             ports=ports,
@@ -165,20 +168,7 @@ class _Planner:
         result = None
         if lossless and cable_m is not None:
             key, result = self.port_headroom(device, port, whole_metres(cable_m), settings)
-            headroom.append(
-                HeadroomPlan(
-                    priority,
-                    result.xon,
-                    result.xoff,
-                    result.size,
-                    device.asic.headroom_model,
-                    key,
-                    model_xoff=result.model_xoff or result.xoff,
-                    vendor_floor_xoff=result.vendor_floor_xoff,
-                    vendor_floor_source=result.vendor_floor_source,
-                    fallback=result.fallback,
-                )
-            )
+            headroom.append(self.headroom_plan(device.asic, priority, key, result))
         plan = PortPlan(
             name=port.name,
             description=port.description,
@@ -194,12 +184,39 @@ class _Planner:
             pfc_priorities=[priority] if lossless else [],
             headroom=headroom,
             ecn=[],
-            watchdog=plan_watchdog(port.policy.pfc_watchdog) if lossless else None,
+            watchdog=self.watchdog(port.policy.pfc_watchdog) if lossless else None,
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
             sources=self.sources.of_port(port, link),
         )
         return plan, result
+
+    def headroom_plan(
+        self, asic: Asic, priority: int, key: str, result: HeadroomResult
+    ) -> HeadroomPlan:
+        """The PG headroom of `result` (derivation `key`) on this priority."""
+        found = self._headroom_plans.get((priority, key))
+        if found is None:
+            found = self._headroom_plans[(priority, key)] = HeadroomPlan(
+                priority,
+                result.xon,
+                result.xoff,
+                result.size,
+                asic.headroom_model,
+                key,
+                model_xoff=result.model_xoff or result.xoff,
+                vendor_floor_xoff=result.vendor_floor_xoff,
+                vendor_floor_source=result.vendor_floor_source,
+                fallback=result.fallback,
+            )
+        return found
+
+    def watchdog(self, policy: WatchdogPolicy) -> WatchdogPlan:
+        """Policies are keyed by identity: the inventory holds them for the whole run."""
+        found = self._watchdogs.get(id(policy))
+        if found is None:
+            found = self._watchdogs[id(policy)] = plan_watchdog(policy)
+        return found
 
     def port_headroom(
         self, device: Device, port: Port, cable_m: int, settings: HeadroomSettings
@@ -236,15 +253,14 @@ class _Planner:
     def plan_ecn(
         self, device: Device, port: Port, trigger: Trigger, computed: dict[tuple, EcnPlan]
     ) -> EcnPlan:
-        """The port's ECN plan; ports of the device with the same speed and policy share the
-        computation, in `computed` (a copy each, so a plan stays a tree of separate objects).
-        Policies are keyed by identity: the inventory holds them for the whole run."""
+        """The port's ECN plan; ports of the device with the same speed and policy share it,
+        in `computed`. Policies are keyed by identity: the inventory holds them for the run."""
         policy = port.policy
         cache_key = (port.speed_mbps, id(policy.ecn), policy.roce.data.priority)
         found = computed.get(cache_key)
         if found is None:
             found = computed[cache_key] = self._compute_ecn(device, port, trigger)
-        return replaced(found)  # a copy
+        return found
 
     def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
         policy = port.policy

@@ -41,6 +41,7 @@ from lossless.plan import (
     PortPlan,
     QueuePlan,
     WatchdogPlan,
+    replaced,
 )
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
 from lossless.vendors.skeleton import new_port, skeleton_device
@@ -263,7 +264,7 @@ class _Reader:
             device.sources["watchdog_poll_ms"] = db.at("PFC_WD", "GLOBAL", "POLL_INTERVAL")
         for port in device.ports.values():
             if port.watchdog is not None:
-                port.watchdog.poll_ms = poll
+                port.watchdog = replaced(port.watchdog, poll_ms=poll)
         enabled = [p.watchdog for p in self.scope if p.watchdog and p.watchdog.enabled]
         device.watchdog = (
             copy.copy(enabled[0]) if enabled else WatchdogPlan(False, 0, 0, poll, "drop")
