@@ -55,6 +55,9 @@ class Topology:
     links: list[tuple[Channel, Channel]]  # each pair of linked routers, both directions
     lossless: set[Channel]  # channels whose receiving port runs PFC
     destinations: list[str]  # routers with servers behind them, and forwarding servers
+    # _colours by the channels taken down: the analysis as written and the choice of
+    # links to fail both colour the whole fabric
+    colourings: dict[frozenset[Channel], dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -81,9 +84,7 @@ def topology(fabric: FabricPlan) -> Topology:
     bundles: dict[tuple[str, str], tuple[Channel, Channel]] = {}
     lossless: set[Channel] = set()
     attached: set[str] = set()
-    for link in fabric.links:
-        a_node, _, a_port = link.a.partition(":")
-        b_node, _, b_port = link.b.partition(":")
+    for link, a_node, a_port, b_node, b_port in fabric.link_ends():
         if a_node in tiers and b_node in tiers:
             forward = Channel(a_node, a_port, b_node, b_port, link.source)
             backward = Channel(b_node, b_port, a_node, a_port, link.source)
@@ -269,6 +270,13 @@ def _colours(top: Topology, down: frozenset[Channel]) -> dict[str, int]:
     """Colour refinement (1-dimensional Weisfeiler-Leman) of the routers: two routers keep the
     same colour while they have the same tier, role and multiset of neighbour colours over
     up, lossless links. Routers of one colour route alike, so one of each stands for all."""
+    found = top.colourings.get(down)
+    if found is None:
+        found = top.colourings[down] = _refined_colours(top, down)
+    return found
+
+
+def _refined_colours(top: Topology, down: frozenset[Channel]) -> dict[str, int]:
     destinations = set(top.destinations)
     colour = {r: hash((t, r in destinations)) for r, t in top.tiers.items()}
     neighbours: dict[str, list[tuple[str, bool, bool]]] = {r: [] for r in top.tiers}
