@@ -185,13 +185,14 @@ def render_command(args: argparse.Namespace) -> int:
     if args.diff and not args.check:
         raise UsageError("--diff goes with --check")
     inventory = load_inventory(args.inventory)
-    selected = _devices(inventory, args) or list(inventory.devices)
+    only = _devices(inventory, args)
+    selected = only or list(inventory.devices)
     if to_stdout and len(selected) != 1:
         raise UsageError(
             f"--stdout prints one device's config; {plural(len(selected), 'device')} match: "
             "name one with --device"
         )
-    plan = plan_fabric(inventory, selected)
+    plan = plan_fabric(inventory, only, hosts=False)  # switch configs: no NIC plans
     files = render_fabric(plan)
     if to_stdout:
         [text] = files.values()

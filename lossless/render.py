@@ -6,6 +6,7 @@ import fcntl
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -101,8 +102,9 @@ def _targets(folder: Path, files: dict[str, str], *, writing: bool) -> list[_Tar
     return [_target(folder, name, text) for name, text in files.items()]
 
 
-def _write_one(folder: Path, target: _Target) -> None:
-    """Temporary file (umask mode, or the replaced file's), fsync, rename over the target."""
+def _write_temporary(folder: Path, target: _Target) -> Path:
+    """The target's bytes in a new temporary file beside it (umask mode, or the replaced
+    file's); the temporary file is gone again if that fails."""
     temporary = folder / f"{TEMP_PREFIX}{target.name}.{secrets.token_hex(4)}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
@@ -111,14 +113,36 @@ def _write_one(folder: Path, target: _Target) -> None:
             if target.mode is not None:
                 os.fchmod(descriptor, target.mode)
             stream.write(target.data)
-            stream.flush()
-            os.fsync(descriptor)
-        os.replace(temporary, target.path)
-    except BaseException as error:
+    except BaseException:
         temporary.unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise UsageError(f"cannot write {target.path}: {error.strerror}") from None
         raise
+    return temporary
+
+
+@cache
+def _syncfs() -> Callable[[int], int] | None:
+    """syncfs(2), where the C library has it (Linux)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+def _make_durable(directory: int, temporaries: list[Path]) -> None:
+    """The temporary files' bytes on the disk before any is renamed over its target: one
+    syncfs of the folder's filesystem where there is one (an fsync per file cost 0.3 ms
+    each, 0.4 s for the 1,280 configs of a 32k fabric), else an fsync per file."""
+    syncfs = _syncfs()
+    if syncfs is not None and syncfs(directory) == 0:
+        return
+    for temporary in temporaries:
+        descriptor = os.open(temporary, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
 
 
 def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
@@ -126,9 +150,11 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
 
     All texts are rendered before this is called, and every target is checked before the
     first is written (the folder is a writable folder; no target is a folder, a device, a
-    FIFO or a link out of it), so a failed run leaves no partial output. A new file gets the
-    mode the umask gives; a replaced file keeps its mode. An exclusive lock on the folder
-    keeps two runs apart, and our temporary files a crash left behind are swept.
+    FIFO or a link out of it). Every changed file is written to a temporary file and made
+    durable before the first rename, so a full disk or a failed write leaves no partial
+    output. A new file gets the mode the umask gives; a replaced file keeps its mode. An
+    exclusive lock on the folder keeps two runs apart, and our temporary files a crash left
+    behind are swept.
     """
     targets = _targets(folder, files, writing=True)
     try:
@@ -137,17 +163,29 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
     except OSError as error:
         raise UsageError(f"-o {folder}: {error.strerror}") from None
     report = WriteReport()
+    pending: list[tuple[Path, _Target]] = []  # temporary files and what they replace
+    current: _Target | None = None
     try:
         fcntl.flock(directory, fcntl.LOCK_EX)
         for entry in os.scandir(folder):
             if entry.name.startswith(TEMP_PREFIX) and not entry.is_dir(follow_symlinks=False):
                 os.unlink(entry.path)
-        for target in targets:
-            if target.same:
-                report.unchanged.append(target.name)
-                continue
-            _write_one(folder, target)
-            report.written.append(target.name)
+        for current in targets:
+            if current.same:
+                report.unchanged.append(current.name)
+            else:
+                pending.append((_write_temporary(folder, current), current))
+        _make_durable(directory, [temporary for temporary, _ in pending])
+        for temporary, current in pending:
+            os.replace(temporary, current.path)
+            report.written.append(current.name)
+    except BaseException as error:
+        for temporary, _ in pending:
+            temporary.unlink(missing_ok=True)  # those not renamed yet
+        if isinstance(error, OSError):
+            path = current.path if current is not None else folder
+            raise UsageError(f"cannot write {path}: {error.strerror}") from None
+        raise
     finally:
         os.fsync(directory)  # the renames themselves reach the disk
         os.close(directory)

@@ -1,6 +1,7 @@
 """Files: render checks its whole output folder before writing anything, writes each file
-safely (umask or kept mode, fixed-prefix temporary files, fsync), and no command reads or
-writes a path that leads out of the folder it was given."""
+safely (umask or kept mode, fixed-prefix temporary files, all on the disk before the first
+is renamed), and no command reads or writes a path that leads out of the folder it was
+given."""
 
 from __future__ import annotations
 
@@ -140,20 +141,77 @@ def test_a_failed_write_removes_its_temporary_file(run, tmp_path, monkeypatch):
     assert not (out / "leaf3.cfg").exists()
 
 
-def test_files_and_folder_are_synced(run, tmp_path, monkeypatch):
-    synced = []
-    real_fsync = os.fsync
+def _record_syncs(monkeypatch, syncfs_works: bool) -> list[str]:
+    """What reaches the disk and what is renamed, in order: ("syncfs", folder),
+    ("fsync", path) and ("replace", target)."""
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
 
     def fsync(descriptor):
-        synced.append(os.path.realpath(f"/proc/self/fd/{descriptor}"))
+        events.append(("fsync", os.path.realpath(f"/proc/self/fd/{descriptor}")))
         real_fsync(descriptor)
 
+    def syncfs(descriptor):
+        events.append(("syncfs", os.path.realpath(f"/proc/self/fd/{descriptor}")))
+        return 0 if syncfs_works else -1
+
+    def replace(source, target):
+        events.append(("replace", str(target)))
+        real_replace(source, target)
+
     monkeypatch.setattr(render.os, "fsync", fsync)
+    monkeypatch.setattr(render.os, "replace", replace)
+    monkeypatch.setattr(render, "_syncfs", lambda: syncfs)
+    return events
+
+
+def test_files_reach_the_disk_in_one_syncfs_before_any_rename(run, tmp_path, monkeypatch):
+    events = _record_syncs(monkeypatch, syncfs_works=True)
     out = tmp_path / "out"
     assert _render(run, out).code == 0
-    assert len(synced) == len(NAMES) + 1
-    assert synced[-1] == str(out.resolve())
-    assert all(render.TEMP_PREFIX in path for path in synced[:-1])
+    folder = str(out.resolve())
+    assert events[0] == ("syncfs", folder)
+    assert [kind for kind, _ in events[1:-1]] == ["replace"] * len(NAMES)
+    assert events[-1] == ("fsync", folder)  # the renames themselves
+
+
+def test_without_syncfs_each_file_is_fsynced_before_any_rename(run, tmp_path, monkeypatch):
+    events = _record_syncs(monkeypatch, syncfs_works=False)
+    out = tmp_path / "out"
+    assert _render(run, out).code == 0
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["syncfs", *["fsync"] * len(NAMES), *["replace"] * len(NAMES), "fsync"]
+    synced = [path for kind, path in events[1 : 1 + len(NAMES)]]
+    assert all(render.TEMP_PREFIX in path for path in synced)
+    assert events[-1] == ("fsync", str(out.resolve()))
+
+
+def test_syncfs_is_found_on_linux():
+    if not os.path.exists("/proc/self/fd"):
+        pytest.skip("not Linux")
+    assert render._syncfs() is not None
+
+
+def test_a_full_disk_while_writing_changes_no_file(run, tmp_path, monkeypatch):
+    """Every file is written before the first is renamed: a write that fails leaves each
+    config as it was, not half of them new."""
+    out = tmp_path / "out"
+    shutil.copytree(GOLDEN, out)
+    for name in NAMES:
+        (out / name).write_text("old\n")
+    real_write = render._write_temporary
+
+    def write_temporary(folder, target):
+        if target.name == NAMES[-1]:
+            raise OSError(28, "No space left on device")
+        return real_write(folder, target)
+
+    monkeypatch.setattr(render, "_write_temporary", write_temporary)
+    result = _render(run, out)
+    assert result.code == 2
+    assert f"cannot write {out / NAMES[-1]}: No space left on device" in result.err
+    assert all((out / name).read_text() == "old\n" for name in NAMES)
+    assert not [p for p in out.iterdir() if p.name.startswith(render.TEMP_PREFIX)]
 
 
 # -- reading never leaves the folder --------------------------------------------------------

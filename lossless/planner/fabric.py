@@ -292,14 +292,18 @@ class _Planner:
         )
 
 
-def plan_fabric(inventory: Inventory, only: list[str] | None = None) -> FabricPlan:
-    with building_long_lived():
-        return _plan_fabric(inventory, only)
-
-
-def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
+def plan_fabric(
+    inventory: Inventory, only: list[str] | None = None, *, hosts: bool = True
+) -> FabricPlan:
     """The plan of the devices `only` names (all when None): with them the links and the
-    server NICs at least one of them is cabled to, which is all a rule about them reads."""
+    server NICs at least one of them is cabled to, which is all a rule about them reads.
+    hosts=False leaves the NICs out (plan.nics empty): switch configs do not read them, and
+    planning the 32,768 NICs of a 32k fabric costs a third of a second."""
+    with building_long_lived():
+        return _plan_fabric(inventory, only, hosts)
+
+
+def _plan_fabric(inventory: Inventory, only: list[str] | None, hosts: bool) -> FabricPlan:
     planner = _Planner(inventory)
     chosen = set(only or inventory.devices)
     devices = {
@@ -316,7 +320,7 @@ def _plan_fabric(inventory: Inventory, only: list[str] | None) -> FabricPlan:
         inventory=inventory.file,
         devices=devices,
         links=links,
-        nics=plan_nics(inventory, chosen if only else None),
+        nics=plan_nics(inventory, chosen if only else None) if hosts else {},
         lint_ignore=dict(inventory.lint_ignore),
         forwarding_servers={s.name: str(s.where) for s in inventory.servers.values() if s.forwards},
         complete=not only,
