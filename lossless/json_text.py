@@ -19,9 +19,9 @@ from typing import Any
 
 import orjson
 
-# orjson writes an exponent as 1e16 or 2.5e-7: with every digit read as 0, "0e0" or "0e-"
-# (two substring searches, much faster than a regular expression over the text).
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# orjson writes an exponent as 1e16 or 2.5e-7: with every digit and sign read as 0, "0e0"
+# (a substring search, much faster than a regular expression over the text).
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789+-", b"00000000000")
 
 
 def same_as_json(data: bytes) -> bool:
@@ -32,7 +32,7 @@ def same_as_json(data: bytes) -> bool:
     if not data.isascii() or b"\x7f" in data:
         return False
     digits = data.translate(_DIGITS_AS_ZERO)
-    return not any(form in digits for form in (b"0e0", b"0e-", b"0e+", b"0.0000"))
+    return b"0e0" not in digits and b"0.0000" not in digits
 
 
 def orjson_text(
