@@ -68,7 +68,8 @@ def plan_command(args: argparse.Namespace) -> int:
     # Modules a command may not need are imported where needed: start-up time counts for a
     # one-device lint in a pull request.
     inventory = load_inventory(args.inventory)
-    plan = plan_fabric(inventory, _devices(inventory, args))
+    # the text shows the switches only: the NICs are in the JSON
+    plan = plan_fabric(inventory, _devices(inventory, args), hosts=args.format == "json")
     if args.format == "json":
         from lossless.plan_json import write_plan_json
 
