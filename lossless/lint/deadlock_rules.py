@@ -3,25 +3,20 @@ lossless/planner/deadlock.py (routing model, why a Clos is safe, what breaks it)
 
 from __future__ import annotations
 
-from lossless.lint.registry import Finding, rule
+from lossless.lint.registry import Finding, computed_once, rule
 from lossless.plan import FabricPlan
 from lossless.planner.deadlock import Channel, DeadlockReport, check_deadlock
 
 SOURCE = "Hu et al., HotNets 2016 (cyclic buffer dependency); Guo et al., SIGCOMM 2016"
 
 
-_last: list[tuple[FabricPlan, DeadlockReport]] = []
-
-
 def _report(fabric: FabricPlan) -> DeadlockReport:
-    """One analysis per fabric for the three rules (a lint run asks three times). A plan of
-    some devices only (`lint --device`) has part of the topology: routes computed on it would
-    bounce where the whole fabric does not, so it is not judged (lint the whole inventory)."""
+    """One analysis per lint run for the three rules. A plan of some devices only (`lint
+    --device`) has part of the topology: routes computed on it would bounce where the whole
+    fabric does not, so it is not judged (lint the whole inventory)."""
     if not fabric.complete:
         return DeadlockReport()
-    if not _last or _last[0][0] is not fabric:
-        _last[:] = [(fabric, check_deadlock(fabric))]
-    return _last[0][1]
+    return computed_once("deadlock", fabric, lambda: check_deadlock(fabric))
 
 
 def _path(channels: list[Channel]) -> str:

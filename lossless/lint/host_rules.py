@@ -12,15 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lossless.lint.registry import Finding, rule
+from lossless.lint.registry import Finding, computed_once, rule
 from lossless.plan import DevicePlan, FabricPlan, NicPlan, PortPlan, located
 from lossless.units import format_speed
 
 L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
 
 
-def nic_ends(fabric: FabricPlan) -> Iterator[tuple[NicPlan, PortPlan, DevicePlan]]:
+def nic_ends(fabric: FabricPlan) -> list[tuple[NicPlan, PortPlan, DevicePlan]]:
     """Each server NIC cabled to a planned switch port, with that port and its switch."""
+    return computed_once("nic_ends", fabric, lambda: list(_nic_ends(fabric)))
+
+
+def _nic_ends(fabric: FabricPlan) -> Iterator[tuple[NicPlan, PortPlan, DevicePlan]]:
     for nic in fabric.nics.values():
         node, _, port_name = (nic.peer or "").partition(":")
         device = fabric.devices.get(node)

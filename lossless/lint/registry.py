@@ -7,7 +7,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from lossless.lists import comma_separated
 from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
@@ -64,6 +64,21 @@ def _finding(rule_: Rule, item: Any, source: str, device: str | None, port: str 
         return item
     severity, message = item if isinstance(item, tuple) else (rule_.severity, item)
     return Finding(source, rule_.id, severity, message, device, port)
+
+
+# name -> (fabric, what was computed from it); see computed_once. Emptied by every lint().
+_computed: dict[str, tuple[FabricPlan, Any]] = {}
+Computed = TypeVar("Computed")
+
+
+def computed_once(name: str, fabric: FabricPlan, compute: Callable[[], Computed]) -> Computed:
+    """What several rules derive alike from a fabric (the NIC-port pairs seven host rules
+    walk, the deadlock analysis three rules report), computed once per lint() run: the plan
+    cannot change while the rules read it."""
+    found = _computed.get(name)
+    if found is None or found[0] is not fabric:
+        found = _computed[name] = (fabric, compute())
+    return found[1]
 
 
 def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
@@ -167,7 +182,11 @@ def lint(
     findings made while reading configs (drift)."""
     selected, ignored = resolve_rules(select), resolve_rules(ignore)
     chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
-    found = {f for r in chosen for f in run_rule(r, fabric)}
+    _computed.clear()
+    try:
+        found = {f for r in chosen for f in run_rule(r, fabric)}
+    finally:
+        _computed.clear()
     found |= {f for f in extra if _selected(f.rule, selected, ignored)}
     result = LintResult([], [])
     kept = []

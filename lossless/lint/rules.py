@@ -412,6 +412,16 @@ def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
         )
 
 
+@lru_cache(maxsize=256)
+def _buffer_limit(asic_name: str) -> tuple[int, str]:
+    """The most bytes an ECN threshold of a switch with this ASIC can hold, and how to say it."""
+    asic = catalogue().get(asic_name)
+    if asic is not None and asic.buffer_bytes:
+        return asic.buffer_bytes, f"the {asic.buffer_bytes} B buffer of {asic_name}"
+    limit = max(a.buffer_bytes or 0 for a in catalogue().values())
+    return limit, f"the {limit} B buffer of the largest ASIC known"
+
+
 @rule(
     "LL123",
     "ecn-within-buffer",
@@ -424,12 +434,7 @@ def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds fit in the buffer: a threshold above the switch's whole buffer (or, when
     the ASIC is not known, above the largest buffer of any ASIC we know) never marks, so DCQCN
     never slows senders and PFC does all the work. Usually a unit mistake (KB for B, cells)."""
-    asic = catalogue().get(device.asic)
-    if asic is not None and asic.buffer_bytes:
-        limit, what = asic.buffer_bytes, f"the {asic.buffer_bytes} B buffer of {device.asic}"
-    else:
-        limit = max(a.buffer_bytes or 0 for a in catalogue().values())
-        what = f"the {limit} B buffer of the largest ASIC known"
+    limit, what = _buffer_limit(device.asic)
     for e in port.ecn:
         if e.min_bytes > limit or e.max_bytes > limit:
             yield f"queue {e.queue}: ECN min {e.min_bytes} B / max {e.max_bytes} B exceed {what}"
