@@ -37,23 +37,42 @@ class Rule:
     # The plan facts the rule judges (names of vendors.common PORT_FACTS/DEVICE_FACTS): a
     # finding points where the first of them was stated (the config or inventory line).
     facts: tuple[str, ...] = ()
+    # A port rule that reads only a port's settings (PORT_SETTINGS), never which port it is:
+    # it runs once per group of a device's ports with the same settings, and each port of
+    # the group gets its findings (tests/test_lint_registry.py holds such rules to it).
+    settings_only: bool = False
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, name: str, severity: str, scope: str, source: str, facts: tuple[str, ...] = ()):
+def rule(
+    id: str,
+    name: str,
+    severity: str,
+    scope: str,
+    source: str,
+    facts: tuple[str, ...] = (),
+    *,
+    settings_only: bool = False,
+):
     """Register a rule. The function's docstring is its explanation. It yields messages, or
     (severity, message) to change one finding's severity, or full Findings. `facts` names the
-    plan facts it judges, so its findings point at the line that stated them."""
+    plan facts it judges, so its findings point at the line that stated them.
+    `settings_only`: a port rule that reads nothing of a port but PORT_SETTINGS and yields
+    no full Findings (see Rule)."""
     if severity not in SEVERITIES:
         raise ValueError(severity)
+    if settings_only and scope != "port":
+        raise ValueError(f"{id}: settings_only is for port rules")
 
     def register(check: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
         explanation = " ".join((check.__doc__ or "").split())
-        RULES[id] = Rule(id, name, severity, scope, explanation, source, check, facts)
+        RULES[id] = Rule(
+            id, name, severity, scope, explanation, source, check, facts, settings_only
+        )
         return check
 
     return register
@@ -66,19 +85,69 @@ def _finding(rule_: Rule, item: Any, source: str, device: str | None, port: str 
     return Finding(source, rule_.id, severity, message, device, port)
 
 
-# name -> (fabric, what was computed from it); see computed_once. Emptied by every lint().
-_computed: dict[str, tuple[FabricPlan, Any]] = {}
+# While lint() runs: name -> (fabric, what was computed from it); see computed_once.
+_computed: dict[str, tuple[FabricPlan, Any]] | None = None
 Computed = TypeVar("Computed")
 
 
 def computed_once(name: str, fabric: FabricPlan, compute: Callable[[], Computed]) -> Computed:
     """What several rules derive alike from a fabric (the NIC-port pairs seven host rules
-    walk, the deadlock analysis three rules report), computed once per lint() run: the plan
-    cannot change while the rules read it."""
+    walk, the deadlock analysis three rules report, the port groups of settings_only rules),
+    computed once per lint() run: the plan cannot change while the rules read it. Outside
+    lint() (a rule run on its own) it is computed each time."""
+    if _computed is None:
+        return compute()
     found = _computed.get(name)
     if found is None or found[0] is not fabric:
         found = _computed[name] = (fabric, compute())
     return found[1]
+
+
+# What a port's settings are, for settings_only rules: everything of a PortPlan but which
+# port it is (name, description, peer, cable, where it was stated, what it ignores).
+PORT_SETTINGS = (
+    "speed_mbps",
+    "lanes",
+    "mtu",
+    "lossless",
+    "pfc_priorities",
+    "headroom",
+    "ecn",
+    "watchdog",
+    "wred_drop_queues",
+    "trust",
+)
+
+
+def _settings_key(port: PortPlan) -> tuple:
+    """Equal for two ports of a device with the same settings. Headroom, ECN and watchdog
+    are frozen values the planner shares between equal ports: compared by identity (the
+    plan holds them for the run), which is fast; equal values in separate objects (a parsed
+    config's ports) only make more groups."""
+    return (
+        port.speed_mbps,
+        port.lanes,
+        port.mtu,
+        port.lossless,
+        tuple(port.pfc_priorities),
+        tuple(map(id, port.headroom)),
+        tuple(map(id, port.ecn)),
+        id(port.watchdog),
+        tuple(port.wred_drop_queues),
+        port.trust,
+    )
+
+
+def _port_groups(fabric: FabricPlan) -> dict[str, list[list[PortPlan]]]:
+    """Per device, its ports grouped by settings, in port order (a 32k fabric's 98,304 ports
+    make a few groups per switch)."""
+    groups: dict[str, list[list[PortPlan]]] = {}
+    for device in fabric.devices.values():
+        by_key: dict[tuple, list[PortPlan]] = {}
+        for port in device.ports.values():
+            by_key.setdefault(_settings_key(port), []).append(port)
+        groups[device.name] = list(by_key.values())
+    return groups
 
 
 def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
@@ -92,11 +161,20 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
         if rule_.scope == "device":
             for item in rule_.check(device, fabric):
                 yield _finding(rule_, item, located(device, *rule_.facts), device.name, None)
-            continue
-        for port in device.ports.values():
-            for item in rule_.check(port, device, fabric):
-                source = located(port, *rule_.facts)
-                yield _finding(rule_, item, source, device.name, port.name)
+        elif rule_.settings_only:
+            groups = computed_once("port groups", fabric, lambda: _port_groups(fabric))
+            for group in groups[device.name]:
+                for item in rule_.check(group[0], device, fabric):
+                    if isinstance(item, Finding):
+                        raise TypeError(f"{rule_.id} is settings_only: it yields messages")
+                    for port in group:
+                        source = located(port, *rule_.facts)
+                        yield _finding(rule_, item, source, device.name, port.name)
+        else:
+            for port in device.ports.values():
+                for item in rule_.check(port, device, fabric):
+                    source = located(port, *rule_.facts)
+                    yield _finding(rule_, item, source, device.name, port.name)
 
 
 @dataclass
@@ -182,11 +260,12 @@ def lint(
     findings made while reading configs (drift)."""
     selected, ignored = resolve_rules(select), resolve_rules(ignore)
     chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
-    _computed.clear()
+    global _computed
+    _computed = {}
     try:
         found = {f for r in chosen for f in run_rule(r, fabric)}
     finally:
-        _computed.clear()
+        _computed = None
     found |= {f for f in extra if _selected(f.rule, selected, ignored)}
     result = LintResult([], [])
     kept = []

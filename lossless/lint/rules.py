@@ -147,6 +147,7 @@ def config_missing(*_):
     "port",
     "docs/reference/physics.md 4 rule 3",
     facts=("headroom",),
+    settings_only=True,
 )
 def reserved_size_consistent(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The reserved size of a lossless PG holds xon plus xoff; with a shared headroom pool it
@@ -290,6 +291,7 @@ def link_dscp_map_match(fabric: FabricPlan):
     "port",
     "docs/reference/physics.md 4 rule 10",
     facts=("ecn", "pfc_priorities"),
+    settings_only=True,
 )
 def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless queue marks ECN, so DCQCN slows senders before PFC has to pause them."""
@@ -309,6 +311,7 @@ def ecn_on_lossless_queue(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     "port",
     "docs/reference/physics.md 4 rule 10",
     facts=("wred_drop_queues",),
+    settings_only=True,
 )
 def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """No WRED drop on a lossless queue ("Do not enable WRED on lossless traffic flows",
@@ -325,6 +328,7 @@ def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricP
     "port",
     "docs/reference/physics.md 4 rule 10",
     facts=("ecn",),
+    settings_only=True,
 )
 def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""
@@ -345,6 +349,7 @@ def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan)
     "port",
     "docs/reference/physics.md 3.4; issue 10",
     facts=("ecn",),
+    settings_only=True,
 )
 def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN must mark before PFC fires, with every priority group of the switch congested: the
@@ -401,6 +406,7 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     "port",
     "docs/reference/physics.md 4 rule 21",
     facts=("pfc_priorities",),
+    settings_only=True,
 )
 def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """PFC is never enabled on the CNP priority, and the CNP DSCP never lands in a no-drop
@@ -429,6 +435,7 @@ def _buffer_limit(asic_name: str) -> tuple[int, str]:
     "port",
     "docs/reference/physics.md 3.4; asics/catalogue.yaml buffer sizes",
     facts=("ecn",),
+    settings_only=True,
 )
 def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """ECN thresholds fit in the buffer: a threshold above the switch's whole buffer (or, when
@@ -447,6 +454,7 @@ def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     "port",
     "docs/reference/physics.md 4 rule 8",
     facts=("watchdog", "pfc_priorities"),
+    settings_only=True,
 )
 def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks."""
@@ -461,6 +469,7 @@ def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan
     "port",
     "docs/reference/physics.md 4 rules 8 and 9",
     facts=("watchdog",),
+    settings_only=True,
 )
 def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Watchdog timers are sane: poll interval at most the detection and restoration times
@@ -526,6 +535,7 @@ def ecmp_seed_per_tier(fabric: FabricPlan):
     "port",
     "docs/reference/physics.md 4 rule 13; docs/reference/vendors.md 0 and 6",
     facts=("mtu",),
+    settings_only=True,
 )
 def roce_mtu(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """RoCE ports run a jumbo MTU (at least 9000) within what the OS accepts (the largest MTU
