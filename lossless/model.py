@@ -225,16 +225,15 @@ class Inventory:
     links: list[Link]
     lint_ignore: dict[str, str] = field(default_factory=dict)
     policy: Policy | None = None  # the fabric's policy (what a NIC without a link inherits)
-    _link_by_endpoint: dict[Endpoint, Link] = field(default_factory=dict, repr=False)
-    _link_index: dict[Endpoint, int] = field(default_factory=dict, repr=False)
+    _link_index: dict[Endpoint, int] = field(default_factory=dict, repr=False)  # both ends
 
     def __post_init__(self) -> None:
         for index, link in enumerate(self.links):
-            self._link_by_endpoint[link.a] = self._link_by_endpoint[link.b] = link
             self._link_index[link.a] = self._link_index[link.b] = index
 
     def link_at(self, endpoint: Endpoint) -> Link | None:
-        return self._link_by_endpoint.get(endpoint)
+        index = self._link_index.get(endpoint)
+        return None if index is None else self.links[index]
 
     def links_of(self, names: Iterable[str]) -> list[Link]:
         """The links with an end on one of these devices, in inventory order; found through
