@@ -241,8 +241,27 @@ class _PortEntries:
         self.priorities = ",".join(str(p) for p in device.lossless_priorities)
         self.null = renders_null(device)
         self.kinds: dict[tuple, list[tuple[str, str, Any]]] = {}
+        # the same entries by what the port's plan is made of: the planner's ports share
+        # their watchdog, ECN and headroom objects, so this finds most ports' entries fast
+        self.by_parts: dict[tuple, list[tuple[str, str, Any]]] = {}
 
     def add(self, port: PortPlan) -> None:
+        parts = (
+            id(port.watchdog),
+            tuple(map(id, port.ecn)),
+            tuple(map(id, port.headroom)),
+            port.cable_m,
+            port.speed_mbps,
+            port.mtu,
+            port.lanes,
+        )
+        entries = self.by_parts.get(parts)
+        if entries is None:
+            entries = self.by_parts[parts] = self._entries_of(port)
+        for table, suffix, entry in entries:
+            self.tables[table][port.name + suffix] = entry
+
+    def _entries_of(self, port: PortPlan) -> list[tuple[str, str, Any]]:
         watchdog = port.watchdog if port.watchdog and port.watchdog.enabled else None
         kind = (
             None
@@ -255,8 +274,7 @@ class _PortEntries:
         entries = self.kinds.get(kind)
         if entries is None:
             entries = self.kinds[kind] = self._entries(*kind)
-        for table, suffix, entry in entries:
-            self.tables[table][port.name + suffix] = entry
+        return entries
 
     def _entries(
         self,
