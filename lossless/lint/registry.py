@@ -157,12 +157,16 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
         for item in rule_.check(fabric):
             yield _finding(rule_, item, fabric.inventory, None, None)
         return
+    groups = (
+        computed_once("port groups", fabric, lambda: _port_groups(fabric))
+        if rule_.settings_only
+        else {}
+    )
     for device in fabric.devices.values():
         if rule_.scope == "device":
             for item in rule_.check(device, fabric):
                 yield _finding(rule_, item, located(device, *rule_.facts), device.name, None)
         elif rule_.settings_only:
-            groups = computed_once("port groups", fabric, lambda: _port_groups(fabric))
             for group in groups[device.name]:
                 for item in rule_.check(group[0], device, fabric):
                     if isinstance(item, Finding):
