@@ -225,7 +225,8 @@ class Inventory:
     links: list[Link]
     lint_ignore: dict[str, str] = field(default_factory=dict)
     policy: Policy | None = None  # the fabric's policy (what a NIC without a link inherits)
-    _link_index: dict[Endpoint, int] = field(default_factory=dict, repr=False)  # both ends
+    # both ends of every link -> its index; keys are Endpoints, found by plain tuples too
+    _link_index: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for index, link in enumerate(self.links):
@@ -234,6 +235,16 @@ class Inventory:
     def link_at(self, endpoint: Endpoint) -> Link | None:
         index = self._link_index.get(endpoint)
         return None if index is None else self.links[index]
+
+    def cabled_to(self, node: str, port: str) -> tuple[Link, Endpoint] | tuple[None, None]:
+        """The link at node:port and its other end. Looked up with a plain tuple, which
+        equals the Endpoint (a named tuple) and is faster to make: the planner asks for
+        every port of the fabric."""
+        index = self._link_index.get((node, port))
+        if index is None:
+            return None, None
+        link = self.links[index]
+        return link, (link.b if link.a == (node, port) else link.a)
 
     def links_of(self, names: Iterable[str]) -> list[Link]:
         """The links with an end on one of these devices, in inventory order; found through

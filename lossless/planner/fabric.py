@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lossless.asics import Asic
 from lossless.long_lived import building_long_lived
-from lossless.model import Device, Endpoint, Inventory, Location, Port, WatchdogPolicy
+from lossless.model import Device, Inventory, Location, Port, WatchdogPolicy
 from lossless.plan import (
     DevicePlan,
     EcnPlan,
@@ -42,9 +42,8 @@ class _Planner:
         self.inventory = inventory
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
-        self._port_headroom_cache: dict[tuple, tuple[str, HeadroomResult]] = {}
         # The parts of port plans are immutable values, one object for all ports they equal
-        self._headroom_plans: dict[tuple[int, str], HeadroomPlan] = {}
+        self._port_headrooms: dict[tuple, tuple[HeadroomPlan, HeadroomResult]] = {}
         self._watchdogs: dict[int, WatchdogPlan] = {}  # by id of the inventory's policy
         self._where_text: dict[Location, str] = {}
         self.sources = Sources()
@@ -158,17 +157,15 @@ class _Planner:
     def plan_port(
         self, device: Device, port: Port, settings: HeadroomSettings
     ) -> tuple[PortPlan, HeadroomResult | None]:
-        endpoint = Endpoint(device.name, port.name)
-        link = self.inventory.link_at(endpoint)
-        peer = link.other_end(endpoint) if link else None
+        link, peer = self.inventory.cabled_to(device.name, port.name)
         lossless = port.lossless if port.lossless is not None else link is not None
         cable_m = link.cable_m if link else (UNLINKED_CABLE_M if lossless else None)
         priority = port.policy.roce.data.priority
         headroom: list[HeadroomPlan] = []
         result = None
         if lossless and cable_m is not None:
-            key, result = self.port_headroom(device, port, whole_metres(cable_m), settings)
-            headroom.append(self.headroom_plan(device.asic, priority, key, result))
+            pg, result = self.port_headroom(device, port, whole_metres(cable_m), settings)
+            headroom.append(pg)
         plan = PortPlan(
             name=port.name,
             description=port.description,
@@ -191,26 +188,6 @@ class _Planner:
         )
         return plan, result
 
-    def headroom_plan(
-        self, asic: Asic, priority: int, key: str, result: HeadroomResult
-    ) -> HeadroomPlan:
-        """The PG headroom of `result` (derivation `key`) on this priority."""
-        found = self._headroom_plans.get((priority, key))
-        if found is None:
-            found = self._headroom_plans[(priority, key)] = HeadroomPlan(
-                priority,
-                result.xon,
-                result.xoff,
-                result.size,
-                asic.headroom_model,
-                key,
-                model_xoff=result.model_xoff or result.xoff,
-                vendor_floor_xoff=result.vendor_floor_xoff,
-                vendor_floor_source=result.vendor_floor_source,
-                fallback=result.fallback,
-            )
-        return found
-
     def watchdog(self, policy: WatchdogPolicy) -> WatchdogPlan:
         """Policies are keyed by identity: the inventory holds them for the whole run."""
         found = self._watchdogs.get(id(policy))
@@ -220,10 +197,11 @@ class _Planner:
 
     def port_headroom(
         self, device: Device, port: Port, cable_m: int, settings: HeadroomSettings
-    ) -> tuple[str, HeadroomResult]:
-        """headroom() of a port; looked up by the plain values first, as most ports of a
-        fabric share them (building HeadroomInputs for each of them cost more than the rest
-        of planning the port)."""
+    ) -> tuple[HeadroomPlan, HeadroomResult]:
+        """The lossless PG's headroom of a port, and the model's result it states. Looked up
+        by the plain values first, as most ports of a fabric share them (building
+        HeadroomInputs for each of them cost more than the rest of planning the port)."""
+        priority = port.policy.roce.data.priority
         values = (
             device.asic.name,
             port.speed_mbps,
@@ -234,8 +212,9 @@ class _Planner:
             settings.lossless_mtu,
             settings.small_packet_percent,
             settings.shared_headroom_pool,
+            priority,
         )
-        found = self._port_headroom_cache.get(values)
+        found = self._port_headrooms.get(values)
         if found is None:
             inputs = HeadroomInputs(
                 speed_mbps=port.speed_mbps,
@@ -247,7 +226,20 @@ class _Planner:
                 small_packet_percent=settings.small_packet_percent,
                 shared_headroom_pool=settings.shared_headroom_pool,
             )
-            found = self._port_headroom_cache[values] = self.headroom(device.asic, inputs)
+            key, result = self.headroom(device.asic, inputs)
+            pg = HeadroomPlan(
+                priority,
+                result.xon,
+                result.xoff,
+                result.size,
+                device.asic.headroom_model,
+                key,
+                model_xoff=result.model_xoff or result.xoff,
+                vendor_floor_xoff=result.vendor_floor_xoff,
+                vendor_floor_source=result.vendor_floor_source,
+                fallback=result.fallback,
+            )
+            found = self._port_headrooms[values] = (pg, result)
         return found
 
     def plan_ecn(

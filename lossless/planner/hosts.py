@@ -12,18 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
-from lossless.model import Endpoint, Inventory, Nic, Policy, Server
+from lossless.model import Inventory, Nic, Policy, Server
 from lossless.plan import NicPlan
 from lossless.units import whole_metres
 
 
-def _inherited(inventory: Inventory, endpoint: Endpoint) -> tuple[Policy, str | None, float | None]:
+def _inherited(
+    inventory: Inventory, server: str, nic: str
+) -> tuple[Policy, str | None, float | None]:
     """The policy a NIC inherits, the switch port it is cabled to, and the cable length."""
-    link = inventory.link_at(endpoint)
+    link, peer = inventory.cabled_to(server, nic)
     fabric_policy = inventory.policy or Policy.from_mapping(DEFAULT_POLICY)
-    if link is None:
+    if link is None or peer is None:
         return fabric_policy, None, None
-    peer = link.other_end(endpoint)
     device = inventory.devices.get(peer.node)
     port = device.ports.get(peer.port) if device else None
     return (port.policy if port else fabric_policy), str(peer), link.cable_m
@@ -49,7 +50,7 @@ def plan_nic(
 ) -> NicPlan:
     """memo: host settings already merged, by the identity of what they merge (the NICs of
     a range share their inputs; the inventory holds them for the whole run)."""
-    policy, peer, cable_m = _inherited(inventory, Endpoint(server.name, nic.name))
+    policy, peer, cable_m = _inherited(inventory, server.name, nic.name)
     if memo is None:
         memo = {}
     key = (id(policy), id(server.host), id(nic.host))
