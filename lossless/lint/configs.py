@@ -16,6 +16,7 @@ from typing import Any
 from lossless.deploy.offline import find_backup
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
+from lossless.parallel import ordered_map
 from lossless.plan import DevicePlan, FabricPlan, replaced
 from lossless.render import render_device
 from lossless.vendors import vendor_for
@@ -61,6 +62,7 @@ def fabric_from_configs(
     fabric = copy.copy(plan)
     fabric.devices = dict(plan.devices)
     findings: list[Finding] = []
+    found: list[tuple[DevicePlan, Any, str, str]] = []  # (planned, parser, path, text)
     for name, planned in plan.devices.items():
         if progress is not None:
             progress(name)
@@ -82,10 +84,17 @@ def fabric_from_configs(
                 )
             )
             continue
-        text = read_config(str(path))
-        if text == render_device(planned, plan):
+        found.append((planned, vendor, str(path), read_config(str(path))))
+    # rendered by worker processes on a large fabric (lossless.parallel): only a yes or no
+    # comes back
+    as_rendered = ordered_map(
+        lambda index: found[index][3] == render_device(found[index][0], plan), len(found)
+    )
+    for (planned, vendor, config_path, text), same in zip(found, as_rendered, strict=True):
+        if same:
             continue
-        parsed = parse_config(planned.os, text, str(path), name, hint=planned)
+        name = planned.name
+        parsed = parse_config(planned.os, text, config_path, name, hint=planned)
         _inherit_pfc_trigger(parsed, planned)
         findings.extend(drift(planned, parsed, vendor))
         fabric.devices[name] = parsed

@@ -23,7 +23,7 @@ def _path(channels: list[Channel]) -> str:
     return " | ".join(str(c) for c in channels)
 
 
-@rule("LL140", "pfc-deadlock-cycle", "error", "fabric", SOURCE)
+@rule("LL140", "pfc-deadlock-cycle", "error", "fabric", SOURCE, shares="deadlock")
 def pfc_deadlock_cycle(fabric: FabricPlan):
     """The lossless class has no cyclic buffer dependency with every link up: with PFC on
     every hop of a cycle, the switches on it can pause each other forever (PFC deadlock).
@@ -39,7 +39,7 @@ def pfc_deadlock_cycle(fabric: FabricPlan):
             )
 
 
-@rule("LL141", "pfc-deadlock-after-failure", "error", "fabric", SOURCE)
+@rule("LL141", "pfc-deadlock-after-failure", "error", "fabric", SOURCE, shares="deadlock")
 def pfc_deadlock_after_failure(fabric: FabricPlan):
     """No single link failure creates a cyclic buffer dependency: when a link goes down,
     routes that bounce (down to a leaf and up again) can close a cycle that was not there."""
@@ -56,7 +56,7 @@ def pfc_deadlock_after_failure(fabric: FabricPlan):
             )
 
 
-@rule("LL142", "lossless-bounce", "warning", "fabric", SOURCE)
+@rule("LL142", "lossless-bounce", "warning", "fabric", SOURCE, shares="deadlock")
 def lossless_bounce(fabric: FabricPlan):
     """Lossless routes go up and then down (valley-free). A route that comes down to a
     router and goes up again, or crosses a link between two routers of the same tier,

@@ -55,6 +55,7 @@ def _both_ends(
     "error",
     "fabric",
     "docs/reference/physics.md 4 rule 13; docs/reference/vendors.md 6",
+    shares="nic_ends",
 )
 def server_nic_agreement(fabric: FabricPlan):
     """A server-facing port and the NIC behind it run at the same speed, and the switch MTU
@@ -89,6 +90,7 @@ def server_nic_agreement(fabric: FabricPlan):
     "error",
     "fabric",
     "docs/reference/physics.md 4 rule 12; docs/reference/vendors.md 6",
+    shares="nic_ends",
 )
 def host_trust_dscp(fabric: FabricPlan):
     """The NIC classifies received packets by DSCP, as the switches do. A NIC that trusts PCP
@@ -106,7 +108,14 @@ def host_trust_dscp(fabric: FabricPlan):
             )
 
 
-@rule("LL131", "host-pfc-match", "error", "fabric", "docs/reference/physics.md 4 rule 6")
+@rule(
+    "LL131",
+    "host-pfc-match",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 4 rule 6",
+    shares="nic_ends",
+)
 def host_pfc_match(fabric: FabricPlan):
     """The NIC enables PFC on the same priorities as its switch port: otherwise the NIC ignores
     the switch's pauses (drops) or pauses a class the switch never stops sending."""
@@ -125,7 +134,14 @@ def host_pfc_match(fabric: FabricPlan):
             )
 
 
-@rule("LL132", "host-roce-class", "error", "fabric", "docs/reference/physics.md 4 rules 6 and 12")
+@rule(
+    "LL132",
+    "host-roce-class",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 4 rules 6 and 12",
+    shares="nic_ends",
+)
 def host_roce_class(fabric: FabricPlan):
     """RoCE data leaves the NIC with the DSCP the switch expects, the switch maps that DSCP to
     the priority the NIC uses for it, and that priority is lossless on the NIC. Traffic marked
@@ -175,6 +191,7 @@ def host_roce_class(fabric: FabricPlan):
     "error",
     "fabric",
     "docs/reference/physics.md 3.5 and 4 rules 11 and 21",
+    shares="nic_ends",
 )
 def host_cnp_class(fabric: FabricPlan):
     """CNPs leave the NIC with the DSCP the switch puts in its strict-priority CNP class, and
@@ -205,7 +222,14 @@ def host_cnp_class(fabric: FabricPlan):
             )
 
 
-@rule("LL134", "host-ecn-on", "error", "fabric", "docs/reference/physics.md 3.4, 3.5 and 4 rule 10")
+@rule(
+    "LL134",
+    "host-ecn-on",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 3.4, 3.5 and 4 rule 10",
+    shares="nic_ends",
+)
 def host_ecn_on(fabric: FabricPlan):
     """Where the switch port marks ECN, the NIC runs DCQCN on the RoCE priority: its
     notification point turns CE marks into CNPs and its reaction point slows down on CNPs.
@@ -229,7 +253,14 @@ def host_ecn_on(fabric: FabricPlan):
                 )
 
 
-@rule("LL135", "host-no-link-pause", "error", "fabric", "docs/reference/physics.md 4 rule 7")
+@rule(
+    "LL135",
+    "host-no-link-pause",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 4 rule 7",
+    shares="nic_ends",
+)
 def host_no_link_pause(fabric: FabricPlan):
     """802.3x link pause is off on a NIC that runs PFC ("link pause and PFC never on the same
     port"): a link pause stops every class, CNPs included."""

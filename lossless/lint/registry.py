@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lossless.lists import comma_separated
+from lossless.parallel import ordered_map
 from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
 
 SEVERITIES = ("error", "warning")
@@ -41,6 +42,8 @@ class Rule:
     # it runs once per group of a device's ports with the same settings, and each port of
     # the group gets its findings (tests/test_lint_registry.py holds such rules to it).
     settings_only: bool = False
+    # The computed_once value the rule reads with others: they run in one worker process
+    shares: str | None = None
 
 
 RULES: dict[str, Rule] = {}
@@ -55,12 +58,14 @@ def rule(
     facts: tuple[str, ...] = (),
     *,
     settings_only: bool = False,
+    shares: str | None = None,
 ):
     """Register a rule. The function's docstring is its explanation. It yields messages, or
     (severity, message) to change one finding's severity, or full Findings. `facts` names the
     plan facts it judges, so its findings point at the line that stated them.
     `settings_only`: a port rule that reads nothing of a port but PORT_SETTINGS and yields
-    no full Findings (see Rule)."""
+    no full Findings; `shares`: the computed_once value it reads with other rules (see
+    Rule)."""
     if severity not in SEVERITIES:
         raise ValueError(severity)
     if settings_only and scope != "port":
@@ -71,7 +76,7 @@ def rule(
             raise ValueError(f"rule {id} registered twice")
         explanation = " ".join((check.__doc__ or "").split())
         RULES[id] = Rule(
-            id, name, severity, scope, explanation, source, check, facts, settings_only
+            id, name, severity, scope, explanation, source, check, facts, settings_only, shares
         )
         return check
 
@@ -264,10 +269,19 @@ def lint(
     findings made while reading configs (drift)."""
     selected, ignored = resolve_rules(select), resolve_rules(ignore)
     chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
+    tasks = _tasks(chosen)
     global _computed
     _computed = {}
     try:
-        found = {f for r in chosen for f in run_rule(r, fabric)}
+        if any(r.settings_only for r in chosen):  # made once here, before workers fork
+            computed_once("port groups", fabric, lambda: _port_groups(fabric))
+        batches = ordered_map(
+            lambda index: [f for r in tasks[index] for f in run_rule(r, fabric)],
+            len(tasks),
+            chunk=1,
+            worthwhile=sum(len(d.ports) for d in fabric.devices.values()) >= PORTS_FOR_WORKERS,
+        )
+        found = {f for batch in batches for f in batch}
     finally:
         _computed = None
     found |= {f for f in extra if _selected(f.rule, selected, ignored)}
@@ -281,6 +295,25 @@ def lint(
             result.suppressed.append((finding, reason))
     result.findings = one_per_cause(kept)
     return result
+
+
+# From this many ports the rules run in worker processes (lossless.parallel), a few rules
+# each; below it starting them costs more than it saves.
+PORTS_FOR_WORKERS = 20_000
+
+
+def _tasks(rules: list[Rule]) -> list[list[Rule]]:
+    """The rules in groups for the workers: the rules that share a computed value together
+    (it is computed once per process), those first (they are the heaviest), then each other
+    rule on its own."""
+    shared: dict[str, list[Rule]] = {}
+    alone: list[list[Rule]] = []
+    for rule_ in rules:
+        if rule_.shares:
+            shared.setdefault(rule_.shares, []).append(rule_)
+        else:
+            alone.append([rule_])
+    return [*shared.values(), *alone]
 
 
 def _order(finding: Finding) -> tuple:

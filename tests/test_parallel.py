@@ -1,0 +1,113 @@
+"""Work spread over forked processes gives what one process gives, in the same order, and
+raises what a worker raised; lint and lint --configs find the same with and without them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from conftest import INVENTORIES, REPO
+
+from lossless import parallel
+from lossless.errors import UsageError
+from lossless.inventory import load_inventory
+from lossless.lint.configs import fabric_from_configs
+from lossless.lint.registry import _tasks, lint, registered_rules
+from lossless.plan import replaced
+from lossless.planner.fabric import plan_fabric
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+
+
+@pytest.fixture
+def workers(monkeypatch):
+    """Two workers for any number of items (tests have small fabrics)."""
+    monkeypatch.setenv("LOSSLESS_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+
+
+@needs_fork
+def test_results_come_back_in_order_from_other_processes(workers):
+    results = list(parallel.ordered_map(lambda i: (i * i, os.getpid()), 300, chunk=7))
+    assert [square for square, _ in results] == [i * i for i in range(300)]
+    assert {pid for _, pid in results} - {os.getpid()}  # computed elsewhere
+
+
+@needs_fork
+def test_a_workers_error_is_raised_here(workers):
+    def work(index):
+        if index == 200:
+            raise UsageError("config 200 is not a file")
+        return index
+
+    with pytest.raises(UsageError, match="config 200 is not a file"):
+        list(parallel.ordered_map(work, 300))
+
+
+def test_one_job_or_few_items_stay_in_this_process(monkeypatch):
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    assert {pid for pid in parallel.ordered_map(lambda i: os.getpid(), 500)} == {os.getpid()}
+    monkeypatch.setenv("LOSSLESS_JOBS", "4")
+    assert {pid for pid in parallel.ordered_map(lambda i: os.getpid(), 5)} == {os.getpid()}
+
+
+@pytest.mark.parametrize(("stated", "expected"), [("3", 3), ("1", 1), ("0", None), ("x", None)])
+def test_lossless_jobs_sets_the_workers(monkeypatch, stated, expected):
+    monkeypatch.setenv("LOSSLESS_JOBS", stated)
+    if expected is not None:
+        assert parallel.jobs() == expected
+    else:  # not a count: the CPUs this process may use
+        assert 1 <= parallel.jobs() <= parallel.MAX_JOBS
+
+
+def test_rules_that_share_a_computation_run_together():
+    tasks = _tasks(list(registered_rules().values()))
+    by_rule = {r.id: index for index, task in enumerate(tasks) for r in task}
+    assert by_rule["LL140"] == by_rule["LL141"] == by_rule["LL142"]
+    assert len({by_rule[i] for i in ("LL109", "LL130", "LL131", "LL134")}) == 1
+    assert by_rule["LL101"] != by_rule["LL102"]
+
+
+@needs_fork
+def test_lint_in_workers_finds_what_one_process_finds(workers, monkeypatch):
+    from lossless.lint import registry
+
+    plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
+    for device in list(plan.devices.values())[::5]:  # findings to compare, on some devices
+        for name, port in list(device.ports.items())[::3]:
+            device.ports[name] = replaced(port, mtu=1500, watchdog=None)
+    monkeypatch.setattr(registry, "PORTS_FOR_WORKERS", 1)
+    in_workers = lint(plan)
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    alone = lint(plan)
+    assert in_workers.findings and in_workers == alone
+
+
+@needs_fork
+def test_lint_configs_in_workers_finds_what_one_process_finds(workers, tmp_path, monkeypatch):
+    plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
+    folder = tmp_path / "configs"
+    shutil.copytree(REPO / "golden" / "lab", folder)
+    changed = (folder / "leaf3.cfg").read_text().replace("  mtu 9100\n", "  mtu 9000\n", 1)
+    (folder / "leaf3.cfg").write_text(changed)
+    fabric, findings = fabric_from_configs(plan, folder)
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    alone_fabric, alone_findings = fabric_from_configs(plan, folder)
+    assert findings and findings == alone_findings
+    assert fabric.devices == alone_fabric.devices
+
+
+def test_the_progress_bar_draws_without_a_thread(monkeypatch, capsys):
+    """Workers are forked while lint --configs shows its bar: no thread may hold a lock then."""
+    import sys
+    import threading
+
+    from lossless.report.progress import ProgressReporter
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    before = threading.active_count()
+    with ProgressReporter(3, "lint configs") as advance:
+        for name in ("leaf1", "leaf2", "leaf3"):
+            advance(name)
+        assert threading.active_count() == before
