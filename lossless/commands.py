@@ -171,7 +171,7 @@ def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
 
 
 def render_command(args: argparse.Namespace) -> int:
-    from lossless.render import file_name, render_fabric, write_atomically
+    from lossless.render import file_name, render_device, render_fabric, write_rendered
     from lossless.report.not_expressed import not_expressed_lines
 
     if args.hosts or args.server:
@@ -194,18 +194,20 @@ def render_command(args: argparse.Namespace) -> int:
             "name one with --device"
         )
     plan = plan_fabric(inventory, only, hosts=False)  # switch configs: no NIC plans
-    files = render_fabric(plan)
     if to_stdout:
-        [text] = files.values()
+        [text] = render_fabric(plan).values()
         sys.stdout.write(text)
         return 0
     folder = Path(args.output)
     every_file = [file_name(device) for device in inventory.devices.values()]
     if args.check:
-        return _render_check(folder, files, every_file, args.diff)
+        return _render_check(folder, render_fabric(plan), every_file, args.diff)
     from lossless.render_check import orphan_files
 
-    report = write_atomically(folder, files)
+    devices = list(plan.devices.values())
+    report = write_rendered(
+        folder, [file_name(d) for d in devices], lambda index: render_device(devices[index], plan)
+    )
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
     for name in orphan_files(folder, every_file):
         print(f"note: {folder / name} is no device's config in {args.inventory} (left in place)")

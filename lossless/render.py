@@ -17,6 +17,7 @@ from lossless import json_text
 from lossless.errors import UsageError
 from lossless.files import inside, read_bounded
 from lossless.model import Device
+from lossless.parallel import ordered_map
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.resources import resource_path
 from lossless.vendors import vendor_for
@@ -146,50 +147,80 @@ def _make_durable(directory: int, temporaries: list[Path]) -> None:
 
 
 def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
-    """Write every file through a temporary file and a rename, only when its text changed.
+    """Write every file (name -> text) through a temporary file and a rename, only when its
+    text changed: see write_rendered."""
+    texts = list(files.values())
+    return write_rendered(folder, list(files), lambda index: texts[index])
 
-    All texts are rendered before this is called, and every target is checked before the
-    first is written (the folder is a writable folder; no target is a folder, a device, a
-    FIFO or a link out of it). Every changed file is written to a temporary file and made
-    durable before the first rename, so a full disk or a failed write leaves no partial
-    output. A new file gets the mode the umask gives; a replaced file keeps its mode. An
-    exclusive lock on the folder keeps two runs apart, and our temporary files a crash left
-    behind are swept.
+
+def write_rendered(folder: Path, names: list[str], text_of: Callable[[int], str]) -> WriteReport:
+    """Write the files `names` (the text of the i-th is text_of(i)) through temporary files
+    and renames, only those whose text changed.
+
+    The folder is checked first (a writable folder, or one to make), then each target (not a
+    folder, a device, a FIFO or a link out of it) as its text is ready, and each changed text
+    goes to a temporary file. All of them are made durable before the first rename, so a bad
+    target, a full disk or a failed write leaves no partial output: the temporary files are
+    removed (and a folder this run made, if it stays empty). A new file gets the mode the
+    umask gives; a replaced file keeps its mode. An exclusive lock on the folder keeps two
+    runs apart, and our temporary files a crash left behind are swept. On a large fabric
+    worker processes render and write the temporary files (lossless.parallel); this process
+    makes them durable and renames them.
     """
-    targets = _targets(folder, files, writing=True)
+    _check_folder(folder, writing=True)
+    made = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as error:
         raise UsageError(f"-o {folder}: {error.strerror}") from None
     report = WriteReport()
-    pending: list[tuple[Path, _Target]] = []  # temporary files and what they replace
-    current: _Target | None = None
+    renaming: Path | None = None
     try:
         fcntl.flock(directory, fcntl.LOCK_EX)
-        for entry in os.scandir(folder):
-            if entry.name.startswith(TEMP_PREFIX) and not entry.is_dir(follow_symlinks=False):
-                os.unlink(entry.path)
-        for current in targets:
-            if current.same:
-                report.unchanged.append(current.name)
+        _sweep(folder)
+        pending: list[tuple[str, Path, Path]] = []  # name, temporary file, target
+        for name, target, temporary in ordered_map(
+            lambda index: _prepare(folder, names[index], text_of(index)), len(names)
+        ):
+            if temporary is None:
+                report.unchanged.append(name)
             else:
-                pending.append((_write_temporary(folder, current), current))
-        _make_durable(directory, [temporary for temporary, _ in pending])
-        for temporary, current in pending:
-            os.replace(temporary, current.path)
-            report.written.append(current.name)
+                pending.append((name, temporary, target))
+        _make_durable(directory, [temporary for _, temporary, _ in pending])
+        for name, temporary, renaming in pending:
+            os.replace(temporary, renaming)
+            report.written.append(name)
     except BaseException as error:
-        for temporary, _ in pending:
-            temporary.unlink(missing_ok=True)  # those not renamed yet
+        _sweep(folder)  # the temporary files not renamed yet, a worker's too
+        if made and not any(folder.iterdir()):
+            folder.rmdir()
         if isinstance(error, OSError):
-            path = current.path if current is not None else folder
-            raise UsageError(f"cannot write {path}: {error.strerror}") from None
+            raise UsageError(f"cannot write {renaming or folder}: {error.strerror}") from None
         raise
     finally:
         os.fsync(directory)  # the renames themselves reach the disk
         os.close(directory)
     return report
+
+
+def _prepare(folder: Path, name: str, text: str) -> tuple[str, Path, Path | None]:
+    """The target checked, and the text in a temporary file if it differs from the file
+    there: (name, target, temporary file or None)."""
+    target = _target(folder, name, text)
+    if target.same:
+        return name, target.path, None
+    try:
+        return name, target.path, _write_temporary(folder, target)
+    except OSError as error:
+        raise UsageError(f"cannot write {target.path}: {error.strerror}") from None
+
+
+def _sweep(folder: Path) -> None:
+    """Remove our temporary files from the folder (we hold its lock)."""
+    for entry in os.scandir(folder):
+        if entry.name.startswith(TEMP_PREFIX) and not entry.is_dir(follow_symlinks=False):
+            os.unlink(entry.path)
 
 
 def drift(folder: Path, files: dict[str, str]) -> list[str]:

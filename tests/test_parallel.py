@@ -111,3 +111,37 @@ def test_the_progress_bar_draws_without_a_thread(monkeypatch, capsys):
         for name in ("leaf1", "leaf2", "leaf3"):
             advance(name)
         assert threading.active_count() == before
+
+
+@needs_fork
+def test_render_in_workers_writes_what_one_process_writes(workers, tmp_path, monkeypatch):
+    from lossless.render import render_device, write_rendered
+
+    plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
+    devices = list(plan.devices.values())
+    names = [f"{d.name}.txt" for d in devices]
+
+    def text_of(index):
+        return render_device(devices[index], plan)
+
+    report = write_rendered(tmp_path / "workers", names, text_of)
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    write_rendered(tmp_path / "alone", names, text_of)
+    assert report.written == names
+    for name in names:
+        assert (tmp_path / "workers" / name).read_bytes() == (
+            tmp_path / "alone" / name
+        ).read_bytes()
+
+
+@needs_fork
+def test_a_bad_target_found_by_a_worker_leaves_no_file(workers, tmp_path):
+    from lossless.render import TEMP_PREFIX, write_rendered
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "f7.txt").mkdir()  # a folder where file 7 goes
+    with pytest.raises(UsageError, match=r"f7\.txt is a folder"):
+        write_rendered(out, [f"f{i}.txt" for i in range(20)], lambda index: f"text {index}\n")
+    assert sorted(p.name for p in out.iterdir()) == ["f7.txt"]
+    assert not [p for p in out.iterdir() if p.name.startswith(TEMP_PREFIX)]
