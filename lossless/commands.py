@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -200,14 +201,17 @@ def render_command(args: argparse.Namespace) -> int:
         return 0
     folder = Path(args.output)
     every_file = [file_name(device) for device in inventory.devices.values()]
+    devices = list(plan.devices.values())
+    names = [file_name(device) for device in devices]
+
+    def text_of(index: int) -> str:  # rendered where it is needed: a worker on a large fabric
+        return render_device(devices[index], plan)
+
     if args.check:
-        return _render_check(folder, render_fabric(plan), every_file, args.diff)
+        return _render_check(folder, names, text_of, every_file, args.diff)
     from lossless.render_check import orphan_files
 
-    devices = list(plan.devices.values())
-    report = write_rendered(
-        folder, [file_name(d) for d in devices], lambda index: render_device(devices[index], plan)
-    )
+    report = write_rendered(folder, names, text_of)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
     for name in orphan_files(folder, every_file):
         print(f"note: {folder / name} is no device's config in {args.inventory} (left in place)")
@@ -215,24 +219,32 @@ def render_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _render_check(folder: Path, files: dict[str, str], every_file: list[str], diff: bool) -> int:
+def _render_check(
+    folder: Path,
+    names: list[str],
+    text_of: Callable[[int], str],
+    every_file: list[str],
+    diff: bool,
+) -> int:
     """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
     from lossless.render_check import check_folder, unified_diff
 
-    check = check_folder(folder, files, every_file)
-    for label, names in (
+    check = check_folder(folder, names, text_of, every_file)
+    index = {name: number for number, name in enumerate(names)}
+    for label, listed in (
         ("missing", check.missing),
         ("changed", check.changed),
         ("orphan", check.orphans),
     ):
-        for name in names:
+        for name in listed:
             note = " (no device of the inventory renders it)" if label == "orphan" else ""
             print(f"{label}: {folder / name}{note}")
             if diff:
-                sys.stdout.write(unified_diff(folder, name, files.get(name)))
+                rendered = text_of(index[name]) if name in index else None
+                sys.stdout.write(unified_diff(folder, name, rendered))
     print(
         f"{len(check.missing)} missing, {len(check.changed)} changed, "
-        f"{plural(len(check.orphans), 'orphan')}; {plural(len(files), 'file')} checked in {folder}"
+        f"{plural(len(check.orphans), 'orphan')}; {plural(len(names), 'file')} checked in {folder}"
     )
     return 0 if check.clean else 1
 

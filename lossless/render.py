@@ -225,4 +225,13 @@ def _sweep(folder: Path) -> None:
 
 def drift(folder: Path, files: dict[str, str]) -> list[str]:
     """Names of the files in folder that differ from (or lack) the rendered text."""
-    return [target.name for target in _targets(folder, files, writing=False) if not target.same]
+    texts = list(files.values())
+    return drifted(folder, list(files), lambda index: texts[index])
+
+
+def drifted(folder: Path, names: list[str], text_of: Callable[[int], str]) -> list[str]:
+    """Names of the files `names` in folder that differ from (or lack) their text, the i-th
+    text_of(i); on a large fabric rendered and compared by worker processes."""
+    _check_folder(folder, writing=False)
+    same = ordered_map(lambda index: _target(folder, names[index], text_of(index)).same, len(names))
+    return [name for name, equal in zip(names, same, strict=True) if not equal]

@@ -8,12 +8,12 @@ of a device since removed or moved to another OS.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lossless.files import read_bounded
-from lossless.render import drift
+from lossless.render import drifted
 from lossless.vendors import VENDORS
 
 
@@ -48,9 +48,13 @@ def orphan_files(folder: Path, every_file: Iterable[str]) -> list[str]:
     )
 
 
-def check_folder(folder: Path, files: dict[str, str], every_file: Iterable[str]) -> FolderCheck:
+def check_folder(
+    folder: Path, names: list[str], text_of: Callable[[int], str], every_file: Iterable[str]
+) -> FolderCheck:
+    """The files `names` (the i-th with the text text_of(i)) against what is in folder."""
     result = FolderCheck(orphans=orphan_files(folder, every_file))
-    for name in drift(folder, files):  # read as render reads: bounded, no FIFO, no escape
+    # read as render reads: bounded, no FIFO, no escape
+    for name in drifted(folder, names, text_of):
         (result.changed if (folder / name).exists() else result.missing).append(name)
     return result
 

@@ -145,3 +145,19 @@ def test_a_bad_target_found_by_a_worker_leaves_no_file(workers, tmp_path):
         write_rendered(out, [f"f{i}.txt" for i in range(20)], lambda index: f"text {index}\n")
     assert sorted(p.name for p in out.iterdir()) == ["f7.txt"]
     assert not [p for p in out.iterdir() if p.name.startswith(TEMP_PREFIX)]
+
+
+@needs_fork
+def test_render_check_in_workers_finds_what_one_process_finds(workers, tmp_path, monkeypatch):
+    from lossless.render import drifted
+
+    folder = tmp_path / "lab"
+    shutil.copytree(REPO / "golden" / "lab", folder)
+    (folder / "leaf3.cfg").write_text("changed\n")
+    (folder / "leaf1.json").unlink()
+    names = sorted(p.name for p in (REPO / "golden" / "lab").iterdir() if p.is_file())
+    texts = {n: (REPO / "golden" / "lab" / n).read_text() for n in names}
+    in_workers = drifted(folder, names, lambda index: texts[names[index]])
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    assert in_workers == drifted(folder, names, lambda index: texts[names[index]])
+    assert in_workers == ["leaf1.json", "leaf3.cfg"]
