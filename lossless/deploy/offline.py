@@ -20,7 +20,8 @@ from lossless.deploy.impact import (
 from lossless.deploy.order import ChangeOrder, change_order
 from lossless.files import inside
 from lossless.grammar import plural
-from lossless.plan import FabricPlan
+from lossless.parallel import ordered_map
+from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
 from lossless.vendors import vendor_for
 from lossless.vendors.common import read_config
@@ -57,22 +58,26 @@ def find_backup(folder: Path, device: str, extension: str, what: str = "--runnin
 
 
 def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
-    diffs = []
-    for device in plan.devices.values():
-        vendor = vendor_for(device.os)
-        backup = find_backup(folder, device.name, vendor.EXTENSION)
-        result = DeviceDiff(
-            device.name, device.os, vendor.DIFF_KIND, None, apply=getattr(vendor, "APPLY_HINT", "")
-        )
-        if backup is not None:
-            result.backup = str(backup)
-            intended = render_device(device, plan)
-            # a backup byte-identical to the render has nothing to change (not parsed)
-            if read_config(str(backup)) != intended:
-                result.changes = diff_config(device.os, str(backup), intended)
-                result.impacts = classify(device.os, result.kind, result.changes)
-        diffs.append(result)
-    return diffs
+    """Each device's diff from its backup, in plan order (by worker processes on a large
+    fabric: lossless.parallel)."""
+    devices = list(plan.devices.values())
+    return list(ordered_map(lambda index: _device_diff(devices[index], plan, folder), len(devices)))
+
+
+def _device_diff(device: DevicePlan, plan: FabricPlan, folder: Path) -> DeviceDiff:
+    vendor = vendor_for(device.os)
+    backup = find_backup(folder, device.name, vendor.EXTENSION)
+    result = DeviceDiff(
+        device.name, device.os, vendor.DIFF_KIND, None, apply=getattr(vendor, "APPLY_HINT", "")
+    )
+    if backup is not None:
+        result.backup = str(backup)
+        intended = render_device(device, plan)
+        # a backup byte-identical to the render has nothing to change (not parsed)
+        if read_config(str(backup)) != intended:
+            result.changes = diff_config(device.os, str(backup), intended)
+            result.impacts = classify(device.os, result.kind, result.changes)
+    return result
 
 
 def diff_order(plan: FabricPlan, diffs: list[DeviceDiff]) -> ChangeOrder:
