@@ -161,3 +161,19 @@ def test_render_check_in_workers_finds_what_one_process_finds(workers, tmp_path,
     monkeypatch.setenv("LOSSLESS_JOBS", "1")
     assert in_workers == drifted(folder, names, lambda index: texts[names[index]])
     assert in_workers == ["leaf1.json", "leaf3.cfg"]
+
+
+@needs_fork
+def test_diff_running_in_workers_finds_what_one_process_finds(workers, tmp_path, monkeypatch):
+    from lossless.deploy.offline import offline_diff
+
+    folder = tmp_path / "running"
+    shutil.copytree(REPO / "golden" / "lab", folder)
+    for name in ("leaf3.cfg", "leaf4.conf"):
+        text = (folder / name).read_text()
+        (folder / name).write_text(text.replace("9100", "9000", 1).replace("9114", "9014", 1))
+    plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
+    in_workers = offline_diff(plan, folder)
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    assert in_workers == offline_diff(plan, folder)
+    assert [d.device for d in in_workers if d.changes] == ["leaf3", "leaf4"]
