@@ -1,10 +1,12 @@
 """Per-device work of a large fabric spread over the machine's CPUs.
 
-Rendering, comparing and encoding 1,280 switches are independent per device and CPU-bound
-in Python. The workers are forked from this process once the plan is built, so they share it
-copy-on-write: nothing is pickled but an index going out and each result coming back. Results
-come back in order, so output is the same as one process writes. Small fabrics, systems
-without fork, and LOSSLESS_JOBS=1 run in this process.
+Rendering, comparing and diffing the configs of 1,280 switches, and the lint rules, are
+independent and CPU-bound in Python. The workers are forked from this process once the plan
+is built, so they share it copy-on-write: nothing is pickled but an index going out and each
+result coming back. Results come back in order, so output is the same as one process writes.
+A result must be small to pay: sending back 100 MB of rendered text or plan JSON cost what
+the second CPU saved, so workers write rendered files themselves and return their names.
+Small fabrics, systems without fork, and LOSSLESS_JOBS=1 run in this process.
 """
 
 from __future__ import annotations
