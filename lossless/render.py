@@ -149,11 +149,13 @@ def _make_durable(directory: int, temporaries: list[Path]) -> None:
 def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
     """Write every file (name -> text) through a temporary file and a rename, only when its
     text changed: see write_rendered."""
-    texts = list(files.values())
-    return write_rendered(folder, list(files), lambda index: texts[index])
+    texts = list(files.values())  # made already: nothing for workers to do but write
+    return write_rendered(folder, list(files), lambda index: texts[index], workers=False)
 
 
-def write_rendered(folder: Path, names: list[str], text_of: Callable[[int], str]) -> WriteReport:
+def write_rendered(
+    folder: Path, names: list[str], text_of: Callable[[int], str], *, workers: bool = True
+) -> WriteReport:
     """Write the files `names` (the text of the i-th is text_of(i)) through temporary files
     and renames, only those whose text changed.
 
@@ -163,9 +165,9 @@ def write_rendered(folder: Path, names: list[str], text_of: Callable[[int], str]
     target, a full disk or a failed write leaves no partial output: the temporary files are
     removed (and a folder this run made, if it stays empty). A new file gets the mode the
     umask gives; a replaced file keeps its mode. An exclusive lock on the folder keeps two
-    runs apart, and our temporary files a crash left behind are swept. On a large fabric
-    worker processes render and write the temporary files (lossless.parallel); this process
-    makes them durable and renames them.
+    runs apart, and our temporary files a crash left behind are swept. With `workers` (the
+    texts take work to make) and many files, worker processes make the texts and write the
+    temporary files (lossless.parallel); this process makes them durable and renames them.
     """
     _check_folder(folder, writing=True)
     made = not folder.exists()
@@ -181,7 +183,9 @@ def write_rendered(folder: Path, names: list[str], text_of: Callable[[int], str]
         _sweep(folder)
         pending: list[tuple[str, Path, Path]] = []  # name, temporary file, target
         for name, target, temporary in ordered_map(
-            lambda index: _prepare(folder, names[index], text_of(index)), len(names)
+            lambda index: _prepare(folder, names[index], text_of(index)),
+            len(names),
+            worthwhile=None if workers else False,
         ):
             if temporary is None:
                 report.unchanged.append(name)
@@ -226,12 +230,19 @@ def _sweep(folder: Path) -> None:
 def drift(folder: Path, files: dict[str, str]) -> list[str]:
     """Names of the files in folder that differ from (or lack) the rendered text."""
     texts = list(files.values())
-    return drifted(folder, list(files), lambda index: texts[index])
+    return drifted(folder, list(files), lambda index: texts[index], workers=False)
 
 
-def drifted(folder: Path, names: list[str], text_of: Callable[[int], str]) -> list[str]:
+def drifted(
+    folder: Path, names: list[str], text_of: Callable[[int], str], *, workers: bool = True
+) -> list[str]:
     """Names of the files `names` in folder that differ from (or lack) their text, the i-th
-    text_of(i); on a large fabric rendered and compared by worker processes."""
+    text_of(i); on a large fabric rendered and compared by worker processes (`workers`: the
+    texts take work to make)."""
     _check_folder(folder, writing=False)
-    same = ordered_map(lambda index: _target(folder, names[index], text_of(index)).same, len(names))
+    same = ordered_map(
+        lambda index: _target(folder, names[index], text_of(index)).same,
+        len(names),
+        worthwhile=None if workers else False,
+    )
     return [name for name, equal in zip(names, same, strict=True) if not equal]
