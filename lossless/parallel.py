@@ -14,6 +14,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 Result = TypeVar("Result")
@@ -48,7 +50,8 @@ def ordered_map(
 ) -> Iterator[Result]:
     """work(0), work(1), ... work(count - 1), in order, computed by forked workers when that
     pays: `worthwhile` says so, or by default count >= MIN_ITEMS. `chunk`: items a worker
-    takes at a time. A worker's exception is raised here."""
+    takes at a time. A worker's exception is raised here. A worker that dies (the kernel's
+    out-of-memory killer) does not hang the run: the items not yet back are computed here."""
     workers = jobs()
     if worthwhile is None:
         worthwhile = count >= MIN_ITEMS
@@ -57,8 +60,14 @@ def ordered_map(
         return
     global _work
     _work = work
+    done = 0
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_call, range(count), chunksize=chunk)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            for result in pool.map(_call, range(count), chunksize=chunk):
+                yield result
+                done += 1
+    except BrokenProcessPool:
+        yield from (work(index) for index in range(done, count))
     finally:
         _work = None

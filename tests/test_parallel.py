@@ -177,3 +177,16 @@ def test_diff_running_in_workers_finds_what_one_process_finds(workers, tmp_path,
     monkeypatch.setenv("LOSSLESS_JOBS", "1")
     assert in_workers == offline_diff(plan, folder)
     assert [d.device for d in in_workers if d.changes] == ["leaf3", "leaf4"]
+
+
+@needs_fork
+def test_a_worker_that_dies_does_not_hang_the_run(workers):
+    """The out-of-memory killer may end a worker: what it had not sent is computed here."""
+    parent = os.getpid()
+
+    def work(index):
+        if index == 150 and os.getpid() != parent:
+            os._exit(9)  # as if killed
+        return index * 2
+
+    assert list(parallel.ordered_map(work, 300)) == [i * 2 for i in range(300)]
