@@ -14,8 +14,9 @@ SONiC, Cumulus, EOS, NX-OS and Junos in turn, so every OS is rendered, parsed an
 scale.
 
 Each stage is one `python3 -m lossless ...` process, start-up included, as a pipeline runs
-it. Per stage: wall time, CPU time (user + system) and peak RSS of that process (wait4), and
-its exit code (1 = findings). Wall time is noisy where other work shares the machine; CPU
+it. Per stage: wall time, CPU time (user + system, its worker processes included) and peak
+RSS of that process (wait4), and its exit code (1 = findings); with --repeat N, the fastest
+of N runs. Wall time is noisy where other work shares the machine; CPU
 time is the steadier figure. Python writes its bytecode cache to a temporary folder (an
 installed package has one; PYTHONDONTWRITEBYTECODE is dropped for the runs).
 
