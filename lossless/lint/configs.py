@@ -62,7 +62,7 @@ def fabric_from_configs(
     fabric = copy.copy(plan)
     fabric.devices = dict(plan.devices)
     findings: list[Finding] = []
-    found: list[tuple[DevicePlan, Any, str, str]] = []  # (planned, parser, path, text)
+    found: list[tuple[DevicePlan, Any, str]] = []  # (planned, parser, config path)
     for name, planned in plan.devices.items():
         if progress is not None:
             progress(name)
@@ -84,14 +84,19 @@ def fabric_from_configs(
                 )
             )
             continue
-        found.append((planned, vendor, str(path), read_config(str(path))))
-    # rendered by worker processes on a large fabric (lossless.parallel): only a yes or no
-    # comes back
-    as_rendered = ordered_map(
-        lambda index: found[index][3] == render_device(found[index][0], plan), len(found)
-    )
-    for (planned, vendor, config_path, text), same in zip(found, as_rendered, strict=True):
-        if same:
+        found.append((planned, vendor, str(path)))
+
+    def differing_text(index: int) -> str | None:
+        """The config's text, or None when it is byte for byte what lossless renders."""
+        planned, _, config_path = found[index]
+        text = read_config(config_path)
+        return None if text == render_device(planned, plan) else text
+
+    # read and rendered by worker processes on a large fabric (lossless.parallel): only the
+    # text of a config that differs comes back
+    texts = ordered_map(differing_text, len(found))
+    for (planned, vendor, config_path), text in zip(found, texts, strict=True):
+        if text is None:
             continue
         name = planned.name
         parsed = parse_config(planned.os, text, config_path, name, hint=planned)
