@@ -172,7 +172,7 @@ def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
 
 
 def render_command(args: argparse.Namespace) -> int:
-    from lossless.render import file_name, render_device, render_fabric, write_rendered
+    from lossless.render import device_files, file_name, render_fabric, write_rendered
     from lossless.report.not_expressed import not_expressed_lines
 
     if args.hosts or args.server:
@@ -201,12 +201,7 @@ def render_command(args: argparse.Namespace) -> int:
         return 0
     folder = Path(args.output)
     every_file = [file_name(device) for device in inventory.devices.values()]
-    devices = list(plan.devices.values())
-    names = [file_name(device) for device in devices]
-
-    def text_of(index: int) -> str:  # rendered where it is needed: a worker on a large fabric
-        return render_device(devices[index], plan)
-
+    names, text_of = device_files(plan)
     if args.check:
         return _render_check(folder, names, text_of, every_file, args.diff)
     from lossless.render_check import orphan_files

@@ -211,7 +211,8 @@ class Link:
     description: str
     where: Location
 
-    def other_end(self, endpoint: Endpoint) -> Endpoint:
+    def other_end(self, endpoint: tuple[str, str]) -> Endpoint:
+        """The end that is not `endpoint` (an Endpoint, or the plain tuple it equals)."""
         return self.b if endpoint == self.a else self.a
 
 
@@ -232,10 +233,6 @@ class Inventory:
         for index, link in enumerate(self.links):
             self._link_index[link.a] = self._link_index[link.b] = index
 
-    def link_at(self, endpoint: Endpoint) -> Link | None:
-        index = self._link_index.get(endpoint)
-        return None if index is None else self.links[index]
-
     def cabled_to(self, node: str, port: str) -> tuple[Link, Endpoint] | tuple[None, None]:
         """The link at node:port and its other end. Looked up with a plain tuple, which
         equals the Endpoint (a named tuple) and is faster to make: the planner asks for
@@ -244,7 +241,7 @@ class Inventory:
         if index is None:
             return None, None
         link = self.links[index]
-        return link, (link.b if link.a == (node, port) else link.a)
+        return link, link.other_end((node, port))
 
     def links_of(self, names: Iterable[str]) -> list[Link]:
         """The links with an end on one of these devices, in inventory order; found through

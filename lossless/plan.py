@@ -118,6 +118,14 @@ class PortPlan:
     sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
+def shared_parts(port: PortPlan) -> tuple:
+    """The identity of a port's headroom, ECN and watchdog objects: equal for two ports the
+    planner gave the same parts (it shares equal ones), so ports alike are found without
+    comparing values; equal values in separate objects (a parsed config's ports) only look
+    different. The plan keeps the objects alive, so their ids stay theirs."""
+    return tuple(map(id, port.headroom)), tuple(map(id, port.ecn)), id(port.watchdog)
+
+
 @dataclass
 class QueuePlan:
     queue: int

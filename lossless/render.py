@@ -51,7 +51,15 @@ def render_device(device: DevicePlan, fabric: FabricPlan) -> str:
 
 def render_fabric(fabric: FabricPlan) -> dict[str, str]:
     """File name -> text for every device of the plan, in device order."""
-    return {file_name(d): render_device(d, fabric) for d in fabric.devices.values()}
+    names, text_of = device_files(fabric)
+    return {name: text_of(index) for index, name in enumerate(names)}
+
+
+def device_files(fabric: FabricPlan) -> tuple[list[str], Callable[[int], str]]:
+    """Every device's file name, in device order, and how to render the i-th: a text made
+    where it is needed (a worker process on a large fabric, see write_rendered)."""
+    devices = list(fabric.devices.values())
+    return [file_name(d) for d in devices], lambda index: render_device(devices[index], fabric)
 
 
 @dataclass
@@ -96,11 +104,6 @@ def _target(folder: Path, name: str, text: str) -> _Target:
         raise UsageError(f"-o {folder}: {path} is not a regular file")
     same = found.st_size == len(data) and read_bounded(path, "file", len(data)) == data
     return _Target(name, path, data, stat.S_IMODE(found.st_mode), same)
-
-
-def _targets(folder: Path, files: dict[str, str], *, writing: bool) -> list[_Target]:
-    _check_folder(folder, writing=writing)
-    return [_target(folder, name, text) for name, text in files.items()]
 
 
 def _write_temporary(folder: Path, target: _Target) -> Path:

@@ -488,18 +488,11 @@ class _Resolver:
         _check_link, which says what is wrong."""
         if self.broken or a in used or b in used or a.node == b.node:
             return False
-        device_a = devices.get(a.node)
-        if device_a is None:  # a NIC: the other end must be a switch port
+        if a.node not in devices:  # a NIC: the other end must be a switch port
             return self._plainly_fine(b, a, devices, servers, used) if b.node in devices else False
-        port_a = device_a.ports.get(a.port)
-        device_b, server_b = devices.get(b.node), servers.get(b.node)
-        port_b: Port | Nic | None = (
-            device_b.ports.get(b.port)
-            if device_b is not None
-            else server_b.nics.get(b.port)
-            if server_b is not None
-            else None
-        )
+        port_a = devices[a.node].ports.get(a.port)
+        ports_b = _ports_of(b.node, devices, servers)
+        port_b = None if ports_b is None else ports_b.get(b.port)
         return port_a is not None and port_b is not None and port_a.speed_mbps == port_b.speed_mbps
 
     def _cable_length(
@@ -624,10 +617,7 @@ class _Resolver:
     ) -> int | None:
         """The speed of a free port or NIC at end; None, with the problem said, otherwise."""
         node, port_name = end
-        device = devices.get(node)
-        ports: dict[str, Any] | None = (
-            device.ports if device is not None else getattr(servers.get(node), "nics", None)
-        )
+        ports = _ports_of(node, devices, servers)
         port = None if ports is None else ports.get(port_name)
         if port is not None and end not in used:
             return int(port.speed_mbps)  # the 65,536 links of a 32k fabric end here
@@ -658,6 +648,17 @@ class _Resolver:
             lint_ignore=dict(fabric.get("lint_ignore", {})),
             policy=self.policy([fabric.get("policy", {})]),
         )
+
+
+def _ports_of(
+    node: str, devices: dict[str, Device], servers: dict[str, Server]
+) -> dict[str, Port] | dict[str, Nic] | None:
+    """The ports of the switch or the NICs of the server called node (None: neither)."""
+    device = devices.get(node)
+    if device is not None:
+        return device.ports
+    server = servers.get(node)
+    return None if server is None else server.nics
 
 
 def _endpoint(text: str) -> Endpoint:

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from lossless.lists import comma_separated
 from lossless.parallel import ordered_map
-from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
+from lossless.plan import DevicePlan, FabricPlan, PortPlan, located, shared_parts
 
 SEVERITIES = ("error", "warning")
 
@@ -125,19 +125,15 @@ PORT_SETTINGS = (
 
 
 def _settings_key(port: PortPlan) -> tuple:
-    """Equal for two ports of a device with the same settings. Headroom, ECN and watchdog
-    are frozen values the planner shares between equal ports: compared by identity (the
-    plan holds them for the run), which is fast; equal values in separate objects (a parsed
-    config's ports) only make more groups."""
+    """Equal for two ports of a device with the same settings (the headroom, ECN and
+    watchdog by identity: plan.shared_parts)."""
     return (
         port.speed_mbps,
         port.lanes,
         port.mtu,
         port.lossless,
         tuple(port.pfc_priorities),
-        tuple(map(id, port.headroom)),
-        tuple(map(id, port.ecn)),
-        id(port.watchdog),
+        shared_parts(port),
         tuple(port.wred_drop_queues),
         port.trust,
     )

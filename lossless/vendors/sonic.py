@@ -40,6 +40,7 @@ from lossless.plan import (
     DevicePlan,
     FabricPlan,
     PortPlan,
+    shared_parts,
 )
 from lossless.units import whole_metres
 from lossless.vendors.common import expressed_facts
@@ -241,20 +242,12 @@ class _PortEntries:
         self.priorities = ",".join(str(p) for p in device.lossless_priorities)
         self.null = renders_null(device)
         self.kinds: dict[tuple, list[tuple[str, str, Any]]] = {}
-        # the same entries by what the port's plan is made of: the planner's ports share
-        # their watchdog, ECN and headroom objects, so this finds most ports' entries fast
+        # the same entries by what the port's plan is made of (plan.shared_parts, and what
+        # the buffer profile's name says), which finds most ports' entries fast
         self.by_parts: dict[tuple, list[tuple[str, str, Any]]] = {}
 
     def add(self, port: PortPlan) -> None:
-        parts = (
-            id(port.watchdog),
-            tuple(map(id, port.ecn)),
-            tuple(map(id, port.headroom)),
-            port.cable_m,
-            port.speed_mbps,
-            port.mtu,
-            port.lanes,
-        )
+        parts = (shared_parts(port), port.cable_m, port.speed_mbps, port.mtu, port.lanes)
         entries = self.by_parts.get(parts)
         if entries is None:
             entries = self.by_parts[parts] = self._entries_of(port)
