@@ -114,6 +114,7 @@ def run_once(name: str, argv: list[str], env: dict[str, str], stdout=None) -> St
 
 def changed_copy(rendered: Path, target: Path, share: float) -> list[str]:
     """A copy of the rendered folder with `share` of the files (every OS) one MTU changed."""
+    shutil.rmtree(target, ignore_errors=True)  # a kept folder from an earlier run
     shutil.copytree(rendered, target)
     by_kind = defaultdict(list)
     for path in sorted(target.iterdir()):
