@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
+
+from lossless.errors import UsageError
 
 Result = TypeVar("Result")
 
@@ -28,6 +31,9 @@ MIN_ITEMS = 128
 MAX_JOBS = 4
 
 _work: Callable[[int], Any] | None = None  # what the forked workers call, set before forking
+# The items not claimed yet are [front, back): workers claim from the front, this process
+# from the back. Shared memory with its lock, made before forking.
+_bounds: Any = None
 
 
 def jobs() -> int:
@@ -44,8 +50,25 @@ def jobs() -> int:
 
 
 def _call(first: int, end: int) -> list[Any]:
+    """In a worker: the results of the chunk's items up to the first one this process has
+    claimed (it claims from the back, so what it took of a chunk is the chunk's tail)."""
     assert _work is not None
-    return [_work(index) for index in range(first, end)]
+    results = []
+    for index in range(first, end):
+        with _bounds.get_lock():
+            if index >= _bounds[1]:
+                break
+            _bounds[0] = max(_bounds[0], index + 1)
+        results.append(_work(index))
+    return results
+
+
+def _claim_from_back() -> int | None:
+    with _bounds.get_lock():
+        if _bounds[1] <= _bounds[0]:
+            return None
+        _bounds[1] -= 1
+        return int(_bounds[1])
 
 
 def ordered_map(
@@ -62,21 +85,21 @@ def ordered_map(
     if processes < 2 or not worthwhile or "fork" not in multiprocessing.get_all_start_methods():
         yield from (work(index) for index in range(count))
         return
-    global _work
-    _work = work
+    global _work, _bounds
+    context = multiprocessing.get_context("fork")
+    _work, _bounds = work, context.Array("q", [0, count])
     ready: dict[int, Result] = {}  # computed, not yet yielded
     done = 0  # items yielded
     try:
-        context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(processes - 1, mp_context=context) as pool:
-            for index, result in _shared(work, count, chunk, pool, processes - 1, ready):
+            for index, result in _shared(work, count, chunk, pool, ready):
                 yield result
                 done = index + 1
     except BrokenProcessPool:
         for index in range(done, count):
             yield ready.pop(index) if index in ready else work(index)
     finally:
-        _work = None
+        _work, _bounds = None, None
 
 
 def _shared(
@@ -84,27 +107,67 @@ def _shared(
     count: int,
     chunk: int,
     pool: ProcessPoolExecutor,
-    workers: int,
     ready: dict[int, Result],
 ) -> Iterator[tuple[int, Result]]:
-    """(index, result) in order. The workers take chunks from the front, this process takes
-    items one at a time from the back, until they meet: this process would otherwise only
-    wait, and what it computes costs no copy-on-write faults and no pickling. Callers order
-    their items heaviest first, so the small ones are left for this process's turns between
-    keeping the workers fed."""
-    front, back, next_out = 0, count, 0
-    in_flight: deque[tuple[int, Future[list[Result]]]] = deque()
-    while next_out < count:
-        while len(in_flight) < 2 * workers and front < back:  # one chunk queued per worker
-            end = min(front + chunk, back)
-            in_flight.append((front, pool.submit(_call, front, end)))
-            front = end
-        while in_flight and (in_flight[0][1].done() or front >= back):
-            first, future = in_flight.popleft()
-            ready.update(enumerate(future.result(), start=first))
-        while next_out in ready:
-            yield next_out, ready.pop(next_out)
-            next_out += 1
-        if front < back:
-            back -= 1
-            ready[back] = work(back)
+    """(index, result) in order. Every chunk goes to the workers at once; they claim items
+    from the front and this process from the back, one at a time, until they meet: this
+    process would otherwise only wait, and what it computes costs no copy-on-write faults
+    and no pickling. Callers order their items heaviest first, so the small ones are left
+    for this process, which yields results in between."""
+    in_flight: deque[tuple[int, Future[list[Result]]]] = deque(
+        (first, pool.submit(_call, first, min(first + chunk, count)))
+        for first in range(0, count, chunk)
+    )
+    next_out = 0
+    try:
+        while next_out < count:
+            while in_flight and in_flight[0][1].done():
+                first, future = in_flight.popleft()
+                ready.update(enumerate(future.result(), start=first))
+            while next_out in ready:
+                yield next_out, ready.pop(next_out)
+                next_out += 1
+            index = _claim_from_back()
+            if index is not None:
+                ready[index] = work(index)
+            elif in_flight:  # all claimed: wait for the workers'
+                first, future = in_flight.popleft()
+                ready.update(enumerate(future.result(), start=first))
+    finally:
+        with _bounds.get_lock():  # an error here: the workers skip what is left
+            _bounds[1] = 0
+
+
+def ordered_bytes(work: Callable[[int], bytes], count: int, chunk: int = 8) -> Iterator[bytes]:
+    """ordered_map of work that makes large bytes (a 32k fabric's plan JSON is 200 MB):
+    each process appends what it makes to a temporary file of its own and sends back where,
+    as pickling the bytes back cost what the second CPU saved; this process reads them from
+    there in order. One process, or few items: work(i) as it comes."""
+    if jobs() < 2 or count < MIN_ITEMS:
+        yield from (work(index) for index in range(count))
+        return
+    with tempfile.TemporaryDirectory(prefix="lossless-") as folder:
+        spools: dict[int, int] = {}  # pid -> that process's file, opened in this process
+
+        def spooled(index: int) -> tuple[int, int, int]:
+            data = work(index)
+            pid = os.getpid()
+            if pid not in spools:
+                spools[pid] = os.open(os.path.join(folder, str(pid)), os.O_RDWR | os.O_CREAT)
+            offset = os.lseek(spools[pid], 0, os.SEEK_END)
+            written = 0
+            try:
+                while written < len(data):  # a file takes it whole but for a full disk
+                    written += os.pwrite(spools[pid], data[written:], offset + written)
+            except OSError as error:
+                raise UsageError(f"temporary file in {folder}: {error.strerror}") from None
+            return pid, offset, len(data)
+
+        try:
+            for pid, offset, length in ordered_map(spooled, count, chunk):
+                if pid not in spools:  # a worker's file
+                    spools[pid] = os.open(os.path.join(folder, str(pid)), os.O_RDONLY)
+                yield os.pread(spools[pid], length, offset)
+        finally:
+            for descriptor in spools.values():
+                os.close(descriptor)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import cache, partial
 from operator import attrgetter
 from typing import Any, TextIO
 
 import orjson
 
 from lossless.json_text import orjson_text
+from lossless.parallel import ordered_bytes
 from lossless.plan import DevicePlan, FabricPlan, json_fields, plain
 
 # Dataclasses through _fields (their JSON fields only), or natively: orjson then writes every
@@ -117,25 +118,39 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
 
 
 def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
-    """The plan JSON (schemas/plan.schema.json) and a final newline, a device at a time;
-    as bytes to the stream's binary buffer where it has one (stdout, a file)."""
+    """The plan JSON (schemas/plan.schema.json) and a final newline, a piece at a time (a
+    device, the links, the NICs...); as bytes to the stream's binary buffer where it has one
+    (stdout, a file). On a large fabric the pieces are encoded by worker processes too."""
     sink = getattr(stream, "buffer", None)
     if sink is not None:
         stream.flush()
         write = sink.write
     else:
         write = lambda data: stream.write(data.decode("ascii"))  # noqa: E731
-    write(b"{")
+    heads: list[str] = []  # the text before each piece
+    pieces: list[Callable[[], bytes]] = []
+    text = "{"
     for index, (name, value) in enumerate(_members(plan)):
-        write(f"{',' if index else ''}\n  {json.dumps(name)}: ".encode())
+        text += f"{',' if index else ''}\n  {json.dumps(name)}: "
         if name != "devices" or not value:
-            write(encoded(value, 1, native=True))  # links, NICs, derivations
+            heads.append(text)
+            pieces.append(partial(encoded, value, 1, native=True))
+            text = ""
             continue
-        write(b"{")
+        text += "{"
         for number, (device_name, device) in enumerate(value.items()):
-            write(f"{',' if number else ''}\n    {json.dumps(device_name)}: ".encode())
-            write(encoded(_device(device), 2, native=True))
-        write(b"\n  }")
-    write(b"\n}\n")
+            heads.append(text + f"{',' if number else ''}\n    {json.dumps(device_name)}: ")
+            pieces.append(partial(_device_text, device))
+            text = ""
+        text = "\n  }"
+    made = ordered_bytes(lambda index: pieces[index](), len(pieces))
+    for head, piece in zip(heads, made, strict=True):
+        write(head.encode())
+        write(piece)
+    write(f"{text}\n}}\n".encode())
     if sink is not None:
         sink.flush()
+
+
+def _device_text(device: DevicePlan) -> bytes:
+    return encoded(_device(device), 2, native=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import pytest
 from conftest import INVENTORIES, REPO
@@ -29,9 +30,30 @@ def workers(monkeypatch):
 
 @needs_fork
 def test_results_come_back_in_order_from_other_processes(workers):
-    results = list(parallel.ordered_map(lambda i: (i * i, os.getpid()), 300, chunk=7))
+    def work(index):
+        time.sleep(0.001)  # this process would take every item before a worker starts
+        return index * index, os.getpid()
+
+    results = list(parallel.ordered_map(work, 300, chunk=7))
     assert [square for square, _ in results] == [i * i for i in range(300)]
-    assert {pid for _, pid in results} - {os.getpid()}  # computed elsewhere
+    pids = [pid for _, pid in results]
+    assert set(pids) - {os.getpid()}  # computed elsewhere too
+    assert pids[-1] == os.getpid()  # this process takes from the back
+
+
+@needs_fork
+def test_large_results_come_back_through_files(workers, monkeypatch):
+    def work(index):
+        time.sleep(0.001)
+        return f"{index} {os.getpid()} ".encode() * 10_000
+
+    results = list(parallel.ordered_bytes(work, 200))
+    assert [int(r.split()[0]) for r in results] == list(range(200))
+    assert len({r.split()[1] for r in results}) == 2  # both processes made some
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    assert [r.split()[0] for r in parallel.ordered_bytes(work, 200)] == [
+        r.split()[0] for r in results
+    ]
 
 
 @needs_fork

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import replace
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, INVENTORIES
 
 from lossless.inventory import load_inventory
 from lossless.plan_json import encode, write_plan_json
@@ -82,3 +83,17 @@ def test_only_devices_and_ports_keep_fields_out_of_the_json():
     }
     # FabricPlan is the top level: write_plan_json takes its JSON fields one by one
     assert keeping_out == {"DevicePlan", "PortPlan", "FabricPlan"}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_json_made_by_worker_processes_is_the_reference_text(monkeypatch, tmp_path):
+    """On a large fabric the pieces are encoded by workers and sent back through files."""
+    from lossless import parallel
+
+    monkeypatch.setenv("LOSSLESS_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
+    with open(tmp_path / "plan.json", "w") as file:  # a real file: the bytes path
+        write_plan_json(plan, file)
+    assert (tmp_path / "plan.json").read_text() == _reference(plan)
+    assert _streamed(plan) == _reference(plan)
