@@ -85,18 +85,24 @@ def topology(fabric: FabricPlan) -> Topology:
     lossless: set[Channel] = set()
     attached: set[str] = set()
     for link, a_node, a_port, b_node, b_port in fabric.link_ends():
-        if a_node in tiers and b_node in tiers:
+        if a_node not in tiers or b_node not in tiers:
+            # a server that does not forward: its switch is where its traffic ends
+            if a_node in fabric.devices:
+                attached.add(a_node)
+            elif b_node in fabric.devices:
+                attached.add(b_node)
+            continue
+        key = (a_node, b_node) if a_node < b_node else (b_node, a_node)
+        bundle = bundles.get(key)
+        if bundle is None:
             forward = Channel(a_node, a_port, b_node, b_port, link.source)
             backward = Channel(b_node, b_port, a_node, a_port, link.source)
-            key = (a_node, b_node) if a_node < b_node else (b_node, a_node)
-            bundle = bundles.setdefault(
-                key, (forward, backward) if a_node < b_node else (backward, forward)
-            )
-            for channel in (forward, backward):
-                if _pfc_at(fabric, channel.receiver, channel.receiver_port, channel.sender):
-                    lossless.add(bundle[0] if channel.sender == bundle[0].sender else bundle[1])
-        else:  # a server that does not forward: its switch is where its traffic ends
-            attached.update(n for n in (a_node, b_node) if n in fabric.devices)
+            bundle = bundles[key] = (forward, backward) if a_node < b_node else (backward, forward)
+        into_a, into_b = (bundle[1], bundle[0]) if a_node < b_node else bundle
+        if _pfc_at(fabric, b_node, b_port, a_node):
+            lossless.add(into_b)
+        if _pfc_at(fabric, a_node, a_port, b_node):
+            lossless.add(into_a)
     links = list(bundles.values())
     destinations = sorted(attached | set(fabric.forwarding_servers))
     return Topology(tiers, links, lossless, destinations)
