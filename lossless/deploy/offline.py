@@ -5,6 +5,7 @@ with its impact on traffic, and the order the devices take them in (docs/change-
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from lossless.deploy.impact import (
     impact_summary,
 )
 from lossless.deploy.order import ChangeOrder, change_order
+from lossless.errors import UsageError
 from lossless.files import inside
 from lossless.grammar import plural
 from lossless.parallel import ordered_map
@@ -47,13 +49,36 @@ class DeviceDiff:
         return "changed" if self.changes else "unchanged"
 
 
-def find_backup(folder: Path, device: str, extension: str, what: str = "--running") -> Path | None:
+def folder_entries(folder: Path, what: str = "--running") -> dict[str, os.DirEntry[str]]:
+    """The folder's entries by name, read once for all its devices (a stat of every name a
+    backup may have, per device, cost a tenth of a second at 1,280 devices)."""
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name: entry for entry in entries}
+    except OSError as error:
+        raise UsageError(f"{what} {folder}: {error.strerror}") from None
+
+
+def find_backup(
+    folder: Path,
+    device: str,
+    extension: str,
+    what: str = "--running",
+    entries: dict[str, os.DirEntry[str]] | None = None,
+) -> Path | None:
     """The device's backup in folder (`<device>.<ext>`, or as backup tools name it: Oxidized's
-    bare name, .cfg, .conf, ...); one that leads outside it (a symlink) is refused."""
+    bare name, .cfg, .conf, ...); one that leads outside it (a symlink) is refused. `entries`:
+    the folder's, when the caller looks up many devices (folder_entries)."""
+    if entries is None:
+        entries = folder_entries(folder, what)
     for suffix in (f".{extension}", *BACKUP_SUFFIXES):
-        candidate = folder / f"{device}{suffix}"
-        if candidate.is_symlink() or (candidate.exists() and not candidate.is_dir()):
-            return inside(folder, candidate.name, what)
+        entry = entries.get(f"{device}{suffix}")
+        if entry is None:
+            continue
+        if entry.is_symlink():
+            return inside(folder, entry.name, what)
+        if not entry.is_dir():  # a file of the folder itself: inside it
+            return folder / entry.name
     return None
 
 
@@ -61,12 +86,17 @@ def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
     """Each device's diff from its backup, in plan order (by worker processes on a large
     fabric: lossless.parallel)."""
     devices = list(plan.devices.values())
-    return list(ordered_map(lambda index: _device_diff(devices[index], plan, folder), len(devices)))
+    entries = folder_entries(folder)
+    return list(
+        ordered_map(lambda index: _device_diff(devices[index], plan, folder, entries), len(devices))
+    )
 
 
-def _device_diff(device: DevicePlan, plan: FabricPlan, folder: Path) -> DeviceDiff:
+def _device_diff(
+    device: DevicePlan, plan: FabricPlan, folder: Path, entries: dict[str, os.DirEntry[str]]
+) -> DeviceDiff:
     vendor = vendor_for(device.os)
-    backup = find_backup(folder, device.name, vendor.EXTENSION)
+    backup = find_backup(folder, device.name, vendor.EXTENSION, entries=entries)
     result = DeviceDiff(
         device.name, device.os, vendor.DIFF_KIND, None, apply=getattr(vendor, "APPLY_HINT", "")
     )

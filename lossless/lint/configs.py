@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lossless.deploy.offline import find_backup
+from lossless.deploy.offline import find_backup, folder_entries
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.parallel import ordered_map
@@ -63,11 +63,13 @@ def fabric_from_configs(
     fabric.devices = dict(plan.devices)
     findings: list[Finding] = []
     found: list[tuple[DevicePlan, Any, str]] = []  # (planned, parser, config path)
+    entries = folder_entries(folder, "--configs")
     for name, planned in plan.devices.items():
         if progress is not None:
             progress(name)
         vendor = _parser(planned.os)
-        path = find_backup(folder, name, vendor_for(planned.os).EXTENSION, "--configs")
+        extension = vendor_for(planned.os).EXTENSION
+        path = find_backup(folder, name, extension, "--configs", entries)
         if vendor is None or path is None:
             reason = (
                 f"no parser for {planned.os} yet"
