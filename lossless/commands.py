@@ -254,16 +254,16 @@ def _rule_ids(names: list[str], option: str) -> list[str]:
 
 
 def lint_command(args: argparse.Namespace) -> int:
-    from lossless.lint.configs import fabric_from_config, fabric_from_configs
     from lossless.lint.registry import lint
     from lossless.lint.report import FORMATS, junit
-    from lossless.report.progress import ProgressReporter
 
     select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
     extra: list = []
     if args.config:
         if args.inventory or not args.os:
             raise UsageError("--config FILE takes --os OS and no inventory")
+        from lossless.lint.configs import fabric_from_config  # the parsers: only for configs
+
         try:
             plan = fabric_from_config(Path(args.config), args.os, args.roce_dscp, args.cnp_dscp)
         except ValueError as error:
@@ -281,6 +281,9 @@ def lint_command(args: argparse.Namespace) -> int:
             folder = Path(args.configs)
             if not folder.is_dir():
                 raise UsageError(f"--configs: {folder} is not a folder")
+            from lossless.lint.configs import fabric_from_configs
+            from lossless.report.progress import ProgressReporter
+
             with ProgressReporter(len(plan.devices), "lint configs") as progress:
                 plan, extra = fabric_from_configs(plan, folder, progress)
         if args.host_state:
