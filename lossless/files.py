@@ -39,9 +39,14 @@ def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> b
             [Problem(file, 1, 1, "", f"cannot read {what}: {error.strerror}")]
         ) from None
     with os.fdopen(descriptor, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
             raise InputError([Problem(file, 1, 1, "", f"{what} is not a regular file")])
-        data = stream.read(limit + 1)
+        # Asked for its stated size and a byte more (reading limit + 1 bytes at once costs a
+        # buffer of the limit per file); the rest only when it holds more than it said.
+        data = stream.read(min(info.st_size, limit) + 1)
+        if len(data) > info.st_size:
+            data += stream.read(limit + 1 - len(data))
     if len(data) > limit:
         raise InputError([Problem(file, 1, 1, "", f"{what} is larger than {limit // 2**20} MiB")])
     return data
@@ -62,7 +67,8 @@ def read_text(path: str | Path, what: str) -> str:
             "(save the file as UTF-8)"
         )
         raise InputError([Problem(str(path), line, column, "", message)]) from None
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def inside(folder: Path, name: str, what: str) -> Path:

@@ -244,3 +244,21 @@ def test_mock_refuses_a_device_folder_that_leads_outside(run, tmp_path, monkeypa
     result = run("diff", LAB, "--live", "--device", "spine1", "--mock", str(mock))
     assert result.code == 2
     assert "--mock" in result.err and "leads outside" in result.err
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="no procfs")
+def test_a_file_holding_more_than_its_stated_size_is_read_whole():
+    """Reads ask for the size a file states (procfs states 0) and read on if there is more."""
+    from lossless.files import read_text
+
+    text = read_text("/proc/self/status", "config")
+    assert text.startswith("Name:") and "\nPid:" in text
+
+
+def test_carriage_returns_are_read_as_newlines(tmp_path):
+    from lossless.files import read_text
+
+    (tmp_path / "crlf.cfg").write_bytes(b"\xef\xbb\xbfa\r\nb\rc\n")
+    (tmp_path / "lf.cfg").write_bytes(b"a\nb\n")
+    assert read_text(tmp_path / "crlf.cfg", "config") == "a\nb\nc\n"
+    assert read_text(tmp_path / "lf.cfg", "config") == "a\nb\n"
