@@ -74,6 +74,16 @@ def read_text(path: str | Path, what: str) -> str:
 def inside(folder: Path, name: str, what: str) -> Path:
     """folder/name, refused (usage error) when it resolves outside folder, symlinks included."""
     candidate = folder / name
+    if name not in ("", ".", "..") and os.sep not in name and (os.altsep or os.sep) not in name:
+        # An entry of the folder itself that is not a symlink (or nothing yet) is inside it:
+        # one lstat instead of resolving both paths (render checks 1,280 targets)
+        try:
+            if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+                return candidate
+        except FileNotFoundError:
+            return candidate
+        except OSError:
+            pass  # resolved below
     try:
         root, resolved = folder.resolve(), candidate.resolve()
         escapes = resolved == root or not resolved.is_relative_to(root)
