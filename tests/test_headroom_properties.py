@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,14 +32,37 @@ inputs_strategy = st.builds(
 )
 
 
+@pytest.mark.xfail(strict=True, reason="SONiC's Mellanox formula: see the docstring")
+def test_sonic_mellanox_formula_gives_a_longer_cable_less_headroom_here():
+    """Found by the property below (2026-11-26). SONiC's Mellanox headroom adds 2048 B to
+    xoff only while the sum stays below the worst-case cell occupancy's ceil_1KiB(m + D * w):
+    at 1G with a 1765 B port MTU and 99 % small packets, 249 m gets 11264 + 2048 = 13312 B
+    and 324 m gets 12288 B (12288 + 2048 is not below 14336). We reproduce SONiC to the byte
+    (headroom-samples.csv), so the plan has the same dip; whether to plan the larger of the
+    two (above SONiC, never below it) is open. Realistic ports (10G-800G, 1-300 m, MTU
+    1500/9100/9216) show no dip. When the planner stops dipping, this passes and fails."""
+    model = catalogue()["spectrum-2"]
+    inputs = HeadroomInputs(1000, 249, 1765, 1, 400.0, 4096, 99, False)
+    short = compute_headroom(inputs, model)
+    longer = compute_headroom(_with(inputs, cable_m=324), model)
+    assert longer.xoff >= short.xoff
+
+
 @settings(max_examples=300, deadline=None)
 @given(asic=st.sampled_from(ASICS), inputs=inputs_strategy, extra=st.integers(1, 3000))
 def test_longer_cable_never_needs_less_headroom(asic, inputs, extra):
     model = catalogue()[asic]
     short = compute_headroom(inputs, model)
     longer = compute_headroom(_with(inputs, cable_m=inputs.cable_m + extra), model)
-    assert longer.xoff >= short.xoff
-    assert longer.size >= short.size
+    # the one dip known (the xfail test above): SONiC's 2048 B step, held by the shorter
+    # cable and not by the longer one, and no more than that step
+    dip = 2048 if _took_2048_step(short) and not _took_2048_step(longer) else 0
+    assert longer.xoff >= short.xoff - dip
+    assert longer.size >= short.size - dip
+
+
+def _took_2048_step(result) -> bool:
+    return any(s.name == "xoff" and "+ 2048" in s.formula for s in result.derivation.steps)
 
 
 @settings(max_examples=300, deadline=None)
