@@ -163,3 +163,80 @@ def test_a_partial_plan_is_not_judged_for_deadlocks(run, write):
     assert "LL140" in _lint(run, path).out
     partial = _lint(run, path, "--device", "spine2")
     assert partial.code == 0 and "LL14" not in partial.out
+
+
+def _topologies(write) -> dict[str, object]:
+    """Plans of the lab and of the broken variants above: a forwarding server, a leaf ring, a
+    leaf chain and a single-homed leaf."""
+    ring_ports = {
+        "leaf1": "Ethernet[20:24:4]",
+        "leaf2": "swp[20:21]",
+        "leaf3": "Ethernet1/[20:21]",
+        "leaf4": "et-0/0/[20:21]",
+    }
+    ring = [
+        "{a: leaf1:Ethernet20, b: leaf2:swp20, cable_m: 3}",
+        "{a: leaf2:swp21, b: leaf3:Ethernet1/20, cable_m: 3}",
+        "{a: leaf3:Ethernet1/21, b: leaf4:et-0/0/20, cable_m: 3}",
+        "{a: leaf4:et-0/0/21, b: leaf1:Ethernet24, cable_m: 3}",
+    ]
+    texts = {
+        "lab": LAB,
+        "ring": _with_links(ring_ports, ring),
+        "chain": _with_links(
+            {"leaf1": "Ethernet20", "leaf2": "swp[20:21]", "leaf3": "Ethernet1/20"}, ring[:2]
+        ),
+        "single-homed": LAB.replace(
+            "  - {a: leaf4:et-0/0/31, b: spine2:Ethernet12, cable_m: 90}\n", ""
+        ),
+    }
+    paths = {name: write(text, f"{name}.yaml") for name, text in texts.items()}
+    paths["forwarding"] = _forwarding_server(write)
+    return {name: plan_fabric(load_inventory(path)) for name, path in paths.items()}
+
+
+def test_equivalent_routers_stand_for_each_other_beyond_the_budget(write, monkeypatch):
+    """Above the work budgets one router of each colour class (and one link of each class)
+    is analysed instead of all: it finds the same cycles and bounces as written, and a cycle
+    after a failure where the exhaustive check finds one."""
+    from lossless.planner import deadlock
+
+    plans = _topologies(write)
+    exhaustive = {name: check_deadlock(plan) for name, plan in plans.items()}
+    monkeypatch.setattr(deadlock, "EXHAUSTIVE_ROUTES", 0)
+    monkeypatch.setattr(deadlock, "EXHAUSTIVE_FAILURES", 0)
+    for name, plan in plans.items():
+        sampled, full = check_deadlock(plan), exhaustive[name]
+        as_written = [f for f in full.findings if f.kind != "cycle-after-failure"]
+        assert [f for f in sampled.findings if f.kind != "cycle-after-failure"] == as_written
+        after = {f.kind for f in sampled.findings} & {"cycle-after-failure"}
+        assert after == {f.kind for f in full.findings} & {"cycle-after-failure"}, name
+    assert {f.kind for r in exhaustive.values() for f in r.findings} == {
+        "cycle",
+        "bounce",
+        "cycle-after-failure",
+    }
+
+
+def test_a_colour_class_holds_routers_alike(write):
+    """Colour refinement: one class, one tier and one role as a destination, and refining
+    the classes once more splits none (they are stable)."""
+    from lossless.planner.deadlock import _refined_colours, topology
+
+    for plan in _topologies(write).values():
+        top = topology(plan)
+        colour = _refined_colours(top, frozenset())
+        by_class: dict[int, set] = {}
+        for router, value in colour.items():
+            by_class.setdefault(value, set()).add((top.tiers[router], router in top.destinations))
+        assert all(len(kinds) == 1 for kinds in by_class.values())
+        neighbours = {r: [] for r in top.tiers}
+        for forward, backward in top.links:
+            neighbours[forward.sender].append(
+                (colour[forward.receiver], forward in top.lossless, backward in top.lossless)
+            )
+            neighbours[backward.sender].append(
+                (colour[backward.receiver], backward in top.lossless, forward in top.lossless)
+            )
+        again = {(colour[r], tuple(sorted(n))) for r, n in neighbours.items()}
+        assert len(again) == len(set(colour.values()))

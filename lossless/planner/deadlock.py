@@ -284,27 +284,36 @@ def _colours(top: Topology, down: frozenset[Channel]) -> dict[str, int]:
 
 def _refined_colours(top: Topology, down: frozenset[Channel]) -> dict[str, int]:
     destinations = set(top.destinations)
-    colour = {r: hash((t, r in destinations)) for r, t in top.tiers.items()}
-    neighbours: dict[str, list[tuple[str, bool, bool]]] = {r: [] for r in top.tiers}
+    routers = list(top.tiers)
+    number = {r: index for index, r in enumerate(routers)}
+    # per router: (neighbour's number, lossless in, lossless out) as one int, neighbour * 4
+    # + flags, so a router's signature is a sorted tuple of ints (compared in C)
+    neighbours: list[list[int]] = [[] for _ in routers]
     for forward, backward in top.links:
         if forward in down:
             continue
-        neighbours[forward.sender].append(
-            (forward.receiver, forward in top.lossless, backward in top.lossless)
-        )
-        neighbours[backward.sender].append(
-            (backward.receiver, backward in top.lossless, forward in top.lossless)
-        )
-    classes = len(set(colour.values()))
+        into_b, into_a = forward in top.lossless, backward in top.lossless
+        a, b = number[forward.sender], number[backward.sender]
+        neighbours[a].append(b * 4 + 2 * into_b + into_a)
+        neighbours[b].append(a * 4 + 2 * into_a + into_b)
+    colour = _relabelled([(top.tiers[r], r in destinations) for r in routers])
+    classes = len(set(colour))
     while True:
-        colour = {
-            r: hash((colour[r], tuple(sorted((colour[n], a, b) for n, a, b in neighbours[r]))))
-            for r in top.tiers
-        }
-        refined = len(set(colour.values()))
+        signatures = [
+            (colour[r], tuple(sorted((colour[n >> 2] << 2) | (n & 3) for n in neighbours[r])))
+            for r in range(len(routers))
+        ]
+        colour = _relabelled(signatures)
+        refined = len(set(colour))
         if refined == classes:
-            return colour
+            return dict(zip(routers, colour, strict=True))
         classes = refined
+
+
+def _relabelled(signatures: list) -> list[int]:
+    """Each signature as a small int, equal signatures equal ints (in order of appearance)."""
+    labels: dict = {}
+    return [labels.setdefault(signature, len(labels)) for signature in signatures]
 
 
 def _analyse(top: Topology, down: frozenset[Channel]) -> tuple[list[list[Channel]], list]:
