@@ -46,48 +46,62 @@ def host_settings(policy: Policy, server: Server, nic: Nic) -> dict[str, Any]:
 
 
 def plan_nic(
-    inventory: Inventory, server: Server, nic: Nic, memo: dict[tuple, dict] | None = None
+    inventory: Inventory, server: Server, nic: Nic, memo: dict[tuple, tuple] | None = None
 ) -> NicPlan:
-    """memo: host settings already merged, by the identity of what they merge (the NICs of
-    a range share their inputs; the inventory holds them for the whole run)."""
+    """memo: what the host settings give, by the identity of what they merge (the NICs of a
+    range share their inputs; the inventory holds them for the whole run)."""
     policy, peer, cable_m = _inherited(inventory, server.name, nic.name)
     if memo is None:
         memo = {}
     key = (id(policy), id(server.host), id(nic.host))
-    settings = memo.get(key)
-    if settings is None:
-        settings = memo[key] = host_settings(policy, server, nic)
-    data, cnp = settings["roce"]["data"], settings["roce"]["cnp"]
-    # PFC on the RoCE priority unless the inventory lists the priorities (an empty list: none).
-    pfc = settings.get("pfc_priorities")
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _host_values(host_settings(policy, server, nic))
+    values, pfc_priorities, dcqcn = found
     return NicPlan(
         server=server.name,
         name=nic.name,
         model=nic.model,
         peer=peer,
         speed_mbps=nic.speed_mbps,
-        mtu=settings["mtu"],
-        trust=settings["trust"],
-        pfc_priorities=sorted(pfc) if pfc is not None else [data["priority"]],
-        roce_dscp=data["dscp"],
-        roce_priority=data["priority"],
-        cnp_dscp=cnp["dscp"],
-        cnp_priority=cnp["priority"],
-        ecn_np=settings["ecn"]["np"],
-        ecn_rp=settings["ecn"]["rp"],
         link_pause=False,  # 802.3x pause never on a PFC port (docs/reference/physics.md 4 rule 7)
         cable_m=None if cable_m is None else whole_metres(cable_m),
-        dcqcn=dict(sorted(settings["dcqcn"].items())),
-        gid_index=settings["gid_index"],
-        sriov_vfs=settings["sriov_vfs"],
         source=str(nic.where),
+        pfc_priorities=list(pfc_priorities),  # each NIC its own list and dict
+        dcqcn=dict(dcqcn),
+        **values,
+    )
+
+
+def _host_values(settings: dict[str, Any]) -> tuple[dict[str, Any], list[int], dict[str, int]]:
+    """The NicPlan fields the effective host settings give: the plain values, the PFC
+    priorities and the DCQCN parameters."""
+    data, cnp = settings["roce"]["data"], settings["roce"]["cnp"]
+    # PFC on the RoCE priority unless the inventory lists the priorities (an empty list: none).
+    pfc = settings.get("pfc_priorities")
+    plain = {
+        "mtu": settings["mtu"],
+        "trust": settings["trust"],
+        "roce_dscp": data["dscp"],
+        "roce_priority": data["priority"],
+        "cnp_dscp": cnp["dscp"],
+        "cnp_priority": cnp["priority"],
+        "ecn_np": settings["ecn"]["np"],
+        "ecn_rp": settings["ecn"]["rp"],
+        "gid_index": settings["gid_index"],
+        "sriov_vfs": settings["sriov_vfs"],
+    }
+    return (
+        plain,
+        sorted(pfc) if pfc is not None else [data["priority"]],
+        dict(sorted(settings["dcqcn"].items())),
     )
 
 
 def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[str, NicPlan]:
     """Every server NIC's host plan, by "server:nic", in inventory order; with `switches`,
     only the NICs cabled to one of them."""
-    memo: dict[tuple, dict] = {}
+    memo: dict[tuple, tuple] = {}
     cabled = None
     if switches is not None:
         cabled = {
