@@ -70,7 +70,10 @@ def plan_command(args: argparse.Namespace) -> int:
     # one-device lint in a pull request.
     inventory = load_inventory(args.inventory)
     # the text shows the switches only: the NICs are in the JSON
-    plan = plan_fabric(inventory, _devices(inventory, args), hosts=args.format == "json")
+    # NICs only for the JSON, planned by the process that encodes them
+    plan = plan_fabric(
+        inventory, _devices(inventory, args), hosts="later" if args.format == "json" else False
+    )
     if args.format == "json":
         from lossless.plan_json import write_plan_json
 
@@ -276,7 +279,8 @@ def lint_command(args: argparse.Namespace) -> int:
             if args.device
             else []
         )
-        plan = plan_fabric(inventory, inventory.with_link_peers(chosen) or None)
+        # NICs planned where the host rules run (a worker process on a large fabric)
+        plan = plan_fabric(inventory, inventory.with_link_peers(chosen) or None, hosts="later")
         if args.configs:
             folder = Path(args.configs)
             if not folder.is_dir():

@@ -8,6 +8,7 @@ lint rules read only this. Every computed number names the derivation it came fr
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
@@ -303,6 +304,20 @@ class FabricPlan:
     _ends: list[tuple[LinkPlan, str, str, str, str]] = field(
         default_factory=list, repr=False, compare=False
     )
+    # What plans the NICs when plan_fabric left them for their first reader (planned_nics)
+    _nics_later: Callable[[], dict[str, NicPlan]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def planned_nics(self) -> dict[str, NicPlan]:
+        """The NIC plans (`nics`; read them through here). plan_fabric(hosts="later") leaves
+        them to their first reader, which on a large fabric is a worker process (lint's host
+        rules, the plan JSON's NICs): the 32,768 NICs of a 32k fabric are then planned beside
+        other work instead of before it."""
+        if self._nics_later is not None:
+            self.nics = self._nics_later()
+            self._nics_later = None
+        return self.nics
 
     def link_cable_m(self, endpoint: str) -> float | None:
         """Length of the cable at device:port as the inventory has it, if it is linked."""
@@ -324,6 +339,7 @@ class FabricPlan:
     derivations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        self.planned_nics()
         return plain(self)
 
 

@@ -130,15 +130,15 @@ def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
     heads: list[str] = []  # the text before each piece
     pieces: list[Callable[[], bytes]] = []
     text = "{"
-    for index, (name, value) in enumerate(_members(plan)):
+    for index, name in enumerate(json_fields(FabricPlan) or ()):
         text += f"{',' if index else ''}\n  {json.dumps(name)}: "
-        if name != "devices" or not value:
+        if name != "devices" or not plan.devices:
             heads.append(text)
-            pieces.append(partial(encoded, value, 1, native=True))
+            pieces.append(partial(_member_text, plan, name))
             text = ""
             continue
         text += "{"
-        for number, (device_name, device) in enumerate(value.items()):
+        for number, (device_name, device) in enumerate(plan.devices.items()):
             heads.append(text + f"{',' if number else ''}\n    {json.dumps(device_name)}: ")
             pieces.append(partial(_device_text, device))
             text = ""
@@ -150,6 +150,13 @@ def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
     write(f"{text}\n}}\n".encode())
     if sink is not None:
         sink.flush()
+
+
+def _member_text(plan: FabricPlan, name: str) -> bytes:
+    """A top-level member of the plan JSON; the NICs planned by the process that encodes
+    them if plan_fabric left them for later (FabricPlan.planned_nics)."""
+    value = plan.planned_nics() if name == "nics" else getattr(plan, name)
+    return encoded(value, 1, native=True)
 
 
 def _device_text(device: DevicePlan) -> bytes:

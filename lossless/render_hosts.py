@@ -132,7 +132,7 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
     result = HostFiles()
     problems: list[Problem] = []
     unsupported: dict[str, tuple[str, list[str]]] = {}  # model -> (reason, NICs)
-    for server, nics in group(fabric.nics.values(), lambda n: n.server).items():
+    for server, nics in group(fabric.planned_nics().values(), lambda n: n.server).items():
         if servers and server not in servers:
             continue
         problems += _names_ok(server, nics)

@@ -117,3 +117,16 @@ def test_plan_json_carries_the_host_plan(run, write):
     result = run("plan", str(write(BASE)), "--format", "json")
     nic = json.loads(result.out)["nics"]["gpu1:eth1"]
     assert nic["roce_dscp"] == 26 and nic["ecn_rp"] is False and nic["cable_m"] == 3
+
+
+def test_nics_left_for_later_are_planned_by_their_first_reader(write):
+    """plan_fabric(hosts="later") plans no NIC until one is read (planned_nics); lint and the
+    plan's dict then hold what an eager plan holds."""
+    inventory = load_inventory(write(BASE))
+    eager = plan_fabric(inventory)
+    later = plan_fabric(inventory, hosts="later")
+    assert later.nics == {}
+    assert lint(later).findings == lint(eager).findings  # the host rules planned them
+    assert later.nics == eager.nics and later.to_dict() == eager.to_dict()
+    untouched = plan_fabric(inventory, hosts="later")
+    assert untouched.to_dict() == eager.to_dict()  # to_dict reads them through planned_nics

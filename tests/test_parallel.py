@@ -217,3 +217,30 @@ def test_a_worker_that_dies_does_not_hang_the_run(workers):
 
     assert list(parallel.ordered_map(work, 300)) == [i * 2 for i in range(300)]
     assert sorted(computed_here) == list(range(300))  # each once
+
+
+@needs_fork
+def test_nics_planned_in_a_worker_are_judged_as_in_one_process(workers, monkeypatch, write):
+    """lint plans the NICs where the host rules run: on a large fabric, a worker process."""
+    from test_hosts_plan import BASE
+
+    from lossless.lint import registry
+    from lossless.planner import fabric as planner
+
+    inventory = load_inventory(write(BASE))
+    planned_in = write("", "planned-in.txt")
+    original = planner.plan_nics
+
+    def plan_nics(*args):
+        planned_in.write_text(str(os.getpid()))
+        return original(*args)
+
+    monkeypatch.setattr(planner, "plan_nics", plan_nics)
+    monkeypatch.setattr(registry, "PORTS_FOR_WORKERS", 1)
+    monkeypatch.setattr(parallel, "_claim_from_back", lambda: None)  # the workers take all
+    in_workers = lint(plan_fabric(inventory, hosts="later"))
+    assert planned_in.read_text() != str(os.getpid())
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    alone = lint(plan_fabric(inventory))
+    assert {f.rule for f in in_workers.findings} >= {"LL131", "LL132", "LL134"}
+    assert in_workers == alone

@@ -25,7 +25,7 @@ def nic_ends(fabric: FabricPlan) -> list[tuple[NicPlan, PortPlan, DevicePlan]]:
 
 
 def _nic_ends(fabric: FabricPlan) -> Iterator[tuple[NicPlan, PortPlan, DevicePlan]]:
-    for nic in fabric.nics.values():
+    for nic in fabric.planned_nics().values():
         node, _, port_name = (nic.peer or "").partition(":")
         device = fabric.devices.get(node)
         if device is not None and port_name in device.ports:

@@ -94,10 +94,11 @@ def _inside(folder: Path, name: str) -> Path | None:
 def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Finding]]:
     """The plan with every NIC whose state is saved in folder replaced by that state, and the
     drift and missing-state findings."""
+    planned = plan.planned_nics()  # before the copy: it takes the planned NICs, not the planner
     fabric = copy.copy(plan)
-    fabric.nics = dict(plan.nics)
+    fabric.nics = dict(planned)
     findings: list[Finding] = []
-    for server, nics in group(plan.nics.values(), lambda n: n.server).items():
+    for server, nics in group(planned.values(), lambda n: n.server).items():
         server_folder = _inside(folder, server)
         if server_folder is None or not server_folder.is_dir():
             findings.append(_missing(nics[0], f"no saved state in {folder / server}"))

@@ -102,7 +102,7 @@ def fabric_bandwidth(plan: FabricPlan, devices: list[str] | None = None) -> Fabr
     touch them."""
     names = list(plan.devices) if devices is None else devices
     roles = {name: d.role for name, d in plan.devices.items()}
-    roles.update({nic.server: SERVER for nic in plan.nics.values()})
+    roles.update({nic.server: SERVER for nic in plan.planned_nics().values()})
     per_device = {name: _device(plan, name, roles) for name in names}
     groups, bundles = _links(plan, set(names), roles)
     linked = {node for b in bundles for node in (b.lower, b.upper)}
@@ -192,5 +192,5 @@ def _speed(plan: FabricPlan, node: str, port: str) -> int | None:
     if device is not None:
         found = device.ports.get(port)
         return found.speed_mbps if found else None
-    nic = plan.nics.get(f"{node}:{port}")
+    nic = plan.planned_nics().get(f"{node}:{port}")
     return nic.speed_mbps if nic else None
