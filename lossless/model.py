@@ -230,8 +230,9 @@ class Inventory:
     _link_index: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        for index, link in enumerate(self.links):
-            self._link_index[link.a] = self._link_index[link.b] = index
+        if not self._link_index:  # the resolver gives the one it made while checking links
+            for index, link in enumerate(self.links):
+                self._link_index[link.a] = self._link_index[link.b] = index
 
     def cabled_to(self, node: str, port: str) -> tuple[Link, Endpoint] | tuple[None, None]:
         """The link at node:port and its other end. Looked up with a plain tuple, which

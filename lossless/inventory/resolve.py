@@ -78,6 +78,9 @@ class _Resolver:
         self.expanded = 0  # names given by ranges so far (MAX_EXPANDED_NAMES)
         self.ports = 0  # switch ports and NICs so far (MAX_PORTS)
         self.over_cap = False  # a cap was reached and reported: expand nothing more
+        self.links: list[Link] = []
+        # both ends of every link made so far -> its index in links (the Inventory's index)
+        self.link_index: dict[tuple[str, str], int] = {}
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -457,8 +460,8 @@ class _Resolver:
         cable_types = dict(BUILTIN_CABLE_TYPES)
         for name, spec in self.data["fabric"].get("cable_types", {}).items():
             cable_types[name] = spec["length_m"]
-        links: list[Link] = []
-        used: dict[Endpoint, Location] = {}
+        links: list[Link] = self.links
+        used = self.link_index
         for index, spec in enumerate(self.data.get("links", [])):
             path: PathKey = ("links", index)
             cable_m = self._cable_length(spec, path, cable_types)
@@ -471,7 +474,7 @@ class _Resolver:
                 if self._plainly_fine(a, b, devices, servers, used) or self._check_link(
                     a, b, a_path, b_path, devices, servers, used
                 ):
-                    used[a] = used[b] = where
+                    used[a] = used[b] = len(links)
                     links.append(Link(a, b, cable_m, cable_type, description, where))
         return links
 
@@ -481,7 +484,7 @@ class _Resolver:
         b: Endpoint,
         devices: dict[str, Device],
         servers: dict[str, Server],
-        used: dict[Endpoint, Location],
+        used: dict[tuple[str, str], int],
     ) -> bool:
         """The common case, decided fast (a 32k fabric has 65,536 links): a switch port and a
         switch port or NIC, both free, at one speed, nothing broken. Anything else goes to
@@ -584,7 +587,7 @@ class _Resolver:
         b_path: PathKey,
         devices: dict[str, Device],
         servers: dict[str, Server],
-        used: dict[Endpoint, Location],
+        used: dict[tuple[str, str], int],
     ) -> bool:
         if self.broken and {a.node, b.node, str(a), str(b)} & self.broken:
             return False
@@ -613,7 +616,7 @@ class _Resolver:
         path: PathKey,
         devices: dict[str, Device],
         servers: dict[str, Server],
-        used: dict[Endpoint, Location],
+        used: dict[tuple[str, str], int],
     ) -> int | None:
         """The speed of a free port or NIC at end; None, with the problem said, otherwise."""
         node, port_name = end
@@ -627,7 +630,9 @@ class _Resolver:
         elif port is None:
             self.problem(path, f"{node} has no port {port_name!r}{suggest(port_name, ports)}")
         else:
-            self.problem(path, f"{end} is already used by the link at {used[end]}")
+            self.problem(
+                path, f"{end} is already used by the link at {self.links[used[end]].where}"
+            )
         return None
 
     def resolve(self) -> Inventory:
@@ -647,6 +652,7 @@ class _Resolver:
             links=links,
             lint_ignore=dict(fabric.get("lint_ignore", {})),
             policy=self.policy([fabric.get("policy", {})]),
+            _link_index=self.link_index,
         )
 
 
