@@ -26,8 +26,10 @@ from lossless.vendors.untrusted import parse_config, parse_config_file
 
 
 def _parser(os_name: str) -> Any:
+    """The OS's vendor module if it has a parser (PARSER: imported only when a config is
+    read, and most of a fabric's configs are as rendered)."""
     vendor = vendor_for(os_name)
-    return vendor if hasattr(vendor, "parse_file") else None
+    return vendor if getattr(vendor, "PARSER", None) else None
 
 
 def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None:

@@ -51,18 +51,35 @@ from ruamel.yaml import YAML
 from lossless.deploy.impact import DISRUPTIVE, HITLESS, PFC_DISAGREE, ImpactRule, description
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.units import format_speed, whole_metres
+from lossless.vendors import imported_when_read
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
-from lossless.vendors.cumulus_parse import (  # noqa: F401  (this OS's parser)
-    HASH_FIELDS,
-    PROFILE,
-    parse,
-    parse_config,
-    parse_file,
-)
 from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
 
 TEMPLATE = "cumulus/startup.yaml.j2"
 EXTENSION = "yaml"
+# This OS's parser, imported when first read (vendor.parse)
+PARSER = "lossless.vendors.cumulus_parse"
+__getattr__ = imported_when_read({"parse": PARSER, "parse_file": PARSER})
+PROFILE = "default-global"
+# our ECMP field names -> the NVUE `system forwarding ecmp-hash` keys that say them (ECMP
+# "ECMP Hashing" table); the renderer states them all, the parser reads them back.
+HASH_FIELDS = {
+    "ip-protocol": ("ip-protocol",),
+    "src-ip": ("source-ip",),
+    "dst-ip": ("destination-ip",),
+    "src-port": ("source-port",),
+    "dst-port": ("destination-port",),
+    "ipv6-flow-label": ("ipv6-label",),
+    "ingress-interface": ("ingress-interface",),
+    "inner-headers": (
+        "inner-ip-protocol",
+        "inner-source-ip",
+        "inner-destination-ip",
+        "inner-source-port",
+        "inner-destination-port",
+        "inner-ipv6-label",
+    ),
+}
 HASH_SEED_NOTE = "  # restarts switchd: every port resets"
 APPLY_HINT = (
     "apply on the switch: paste these lines, check `nv config diff`, then "
@@ -267,6 +284,8 @@ def diff(running: str, intended: str, running_file: str = "running") -> list[str
     """`nv unset` / `nv set` commands taking a running NVUE config (YAML or a command list,
     read like any config: bad shapes are bad input) to the intended fragment, over what
     lossless owns; nothing the switch owns is ever unset."""
+    from lossless.vendors.cumulus_parse import parse_config
+
     want_config = read_nvue(intended, "intended")
     have_config = read_nvue(running, running_file)
     parse_config(have_config, "running")  # what it says must have NVUE's shapes

@@ -27,30 +27,11 @@ from lossless.plan import DevicePlan, EcnPlan, PortPlan, WatchdogPlan
 from lossless.units import parse_speed
 from lossless.vendors import cumulus_defaults as defaults
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
+from lossless.vendors.cumulus import HASH_FIELDS, PROFILE
 from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
 from lossless.vendors.skeleton import new_port, skeleton_device
 
-PROFILE = "default-global"
 _SWP = re.compile(r"swp\d+(?:s\d+)?")
-# our ECMP field names -> the NVUE `system forwarding ecmp-hash` keys that say them (ECMP
-# "ECMP Hashing" table); the renderer states them all, the parser reads them back.
-HASH_FIELDS = {
-    "ip-protocol": ("ip-protocol",),
-    "src-ip": ("source-ip",),
-    "dst-ip": ("destination-ip",),
-    "src-port": ("source-port",),
-    "dst-port": ("destination-port",),
-    "ipv6-flow-label": ("ipv6-label",),
-    "ingress-interface": ("ingress-interface",),
-    "inner-headers": (
-        "inner-ip-protocol",
-        "inner-source-ip",
-        "inner-destination-ip",
-        "inner-source-port",
-        "inner-destination-port",
-        "inner-ipv6-label",
-    ),
-}
 ON = ("on", "off", "enabled", "disabled")
 
 

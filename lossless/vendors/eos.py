@@ -37,14 +37,8 @@ from lossless.deploy.impact import (
     rehash,
 )
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, QueuePlan
+from lossless.vendors import imported_when_read
 from lossless.vendors.common import expressed_facts, group, seconds
-from lossless.vendors.eos_parse import (  # noqa: F401  (this OS's parser)
-    DEFAULT_HASH_FIELDS,
-    HASH_FIELDS,
-    parse,
-    parse_file,
-    platform_speed,
-)
 
 TEMPLATE = "eos/device.cfg.j2"
 EXTENSION = "cfg"
@@ -52,9 +46,31 @@ PROFILE = "ROCE_LOSSLESS"
 QUEUES = range(8)
 # Largest interface (IP) MTU EOS accepts: 9214 (docs/reference/vendors.md 1g, 0) — LL118 reads it.
 MAX_MTU = 9214
+# This OS's parser, imported when first read (vendor.parse)
+PARSER = "lossless.vendors.eos_parse"
+__getattr__ = imported_when_read({"parse": PARSER, "parse_file": PARSER})
+DEFAULT_HASH_FIELDS = ["src-ip", "dst-ip", "src-port", "dst-port", "ingress-interface"]
+HASH_FIELDS = {
+    "source-ip": "src-ip",
+    "destination-ip": "dst-ip",
+    "source-port": "src-port",
+    "destination-port": "dst-port",
+    "ingress-interface": "ingress-interface",
+}
 
 # Plan hash-field names -> EOS `ip load-sharing trident fields ip` keywords [ANNET]
 HASH_KEYWORDS = {field: keyword for keyword, field in HASH_FIELDS.items()}
+
+
+def platform_speed(device: DevicePlan) -> tuple[int, int]:
+    """(speed, lanes) of a port without a `speed` line: the platform's default, the full lane
+    group at the ASIC's fastest speed (running-config shows no `speed` line for it); (0, 0),
+    unknown, without an ASIC."""
+    asic = catalogue().get(device.asic)
+    if asic is None or not asic.speeds_mbps:
+        return 0, 0
+    fastest = max(asic.speeds_mbps)
+    return fastest, asic.default_lanes(fastest)
 
 
 def threshold(value: int) -> str:

@@ -27,18 +27,11 @@ from lossless.asics import catalogue
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.common import classify_traffic, read_config
+from lossless.vendors.eos import DEFAULT_HASH_FIELDS, HASH_FIELDS, platform_speed
 from lossless.vendors.skeleton import new_port, skeleton_device
 
 DEFAULT_MTU = 1500
 DEFAULT_WATCHDOG_ACTION = "errdisable"
-DEFAULT_HASH_FIELDS = ["src-ip", "dst-ip", "src-port", "dst-port", "ingress-interface"]
-HASH_FIELDS = {
-    "source-ip": "src-ip",
-    "destination-ip": "dst-ip",
-    "source-port": "src-port",
-    "destination-port": "dst-port",
-    "ingress-interface": "ingress-interface",
-}
 
 _ECN = re.compile(
     r"random-detect ecn minimum-threshold (\d+) (\w+) maximum-threshold (\d+) (\w+)"
@@ -175,17 +168,6 @@ _EOS_WORDS = re.compile(
 def check_is_eos(text: str, tree: Node, file: str) -> None:
     """Bad input (exit 2) naming the line when the file is another OS's config or no config."""
     check_config_of(text, tree, file, "EOS", _FOREIGN, _EOS_WORDS)
-
-
-def platform_speed(device: DevicePlan) -> tuple[int, int]:
-    """(speed, lanes) of a port without a `speed` line: the platform's default, the full lane
-    group at the ASIC's fastest speed (running-config shows no `speed` line for it); (0, 0),
-    unknown, without an ASIC."""
-    asic = catalogue().get(device.asic)
-    if asic is None or not asic.speeds_mbps:
-        return 0, 0
-    fastest = max(asic.speeds_mbps)
-    return fastest, asic.default_lanes(fastest)
 
 
 def _speed(token: str) -> tuple[int, int] | None:

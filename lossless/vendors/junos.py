@@ -56,12 +56,15 @@ from lossless.plan import (
     replaced,
 )
 from lossless.units import whole_metres
+from lossless.vendors import imported_when_read
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
-from lossless.vendors.junos_parse import parse, parse_file  # noqa: F401  (this OS's parser)
 from lossless.vendors.junos_statements import Statement, read
 
 TEMPLATE = "junos/device.conf.j2"
 EXTENSION = "conf"
+# This OS's parser, imported when first read (vendor.parse)
+PARSER = "lossless.vendors.junos_parse"
+__getattr__ = imported_when_read({"parse": PARSER, "parse_file": PARSER})
 DIFF_KIND = "set-commands"
 
 # Forwarding classes and their queues.

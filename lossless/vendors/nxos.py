@@ -51,17 +51,22 @@ from lossless.deploy.impact import (
     rehash,
 )
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PortPlan, WatchdogPlan
+from lossless.vendors import imported_when_read
 from lossless.vendors.common import expressed_facts, group
-from lossless.vendors.nxos_parse import (  # noqa: F401  (this OS's parser)
-    DEFAULT_JUMBO_MTU,
-    WATCHDOG_INTERVAL_MS,
-    parse,
-    parse_file,
-)
 
 TEMPLATE = "nxos/device.cfg.j2"
 EXTENSION = "cfg"
 QUEUES = 8
+# This OS's parser, imported when first read (vendor.parse)
+PARSER = "lossless.vendors.nxos_parse"
+__getattr__ = imported_when_read({"parse": PARSER, "parse_file": PARSER})
+DEFAULT_JUMBO_MTU = 9216  # `system jumbomtu`
+# PFC watchdog defaults: interval (ms, the poll), shutdown multiplier (intervals a queue is
+# stuck before it is shut: detection), auto-restore multiplier (intervals without pause
+# frames before it is restored: restoration).
+WATCHDOG_INTERVAL_MS = 100
+WATCHDOG_SHUTDOWN_MULTIPLIER = 1
+WATCHDOG_AUTO_RESTORE_MULTIPLIER = 10
 # Largest interface MTU NX-OS accepts (`system jumbomtu` and `mtu` top out at 9216,
 # docs/reference/vendors.md 0 and 2g) — LL118 reads it.
 MAX_MTU = 9216

@@ -36,18 +36,17 @@ from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcnPlan, HeadroomPlan, PortPlan, WatchdogPlan
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
+from lossless.vendors.nxos import (
+    DEFAULT_JUMBO_MTU,
+    QUEUES,
+    WATCHDOG_AUTO_RESTORE_MULTIPLIER,
+    WATCHDOG_INTERVAL_MS,
+    WATCHDOG_SHUTDOWN_MULTIPLIER,
+)
 from lossless.vendors.skeleton import new_port, skeleton_device
 
-QUEUES = 8
 DEFAULT_MTU = 1500  # interface MTU
-DEFAULT_JUMBO_MTU = 9216  # `system jumbomtu`
 DEFAULT_CLASS_MTU = 1500  # class MTU of the default network-qos policy
-# PFC watchdog defaults: interval (ms, the poll), shutdown multiplier (intervals a queue is
-# stuck before it is shut: detection), auto-restore multiplier (intervals without pause
-# frames before it is restored: restoration).
-WATCHDOG_INTERVAL_MS = 100
-WATCHDOG_SHUTDOWN_MULTIPLIER = 1
-WATCHDOG_AUTO_RESTORE_MULTIPLIER = 10
 # The default 8-queue egress policy: queue -> bandwidth remaining percent, all round robin.
 DEFAULT_EGRESS_WEIGHTS = {0: 100}
 MAX_RANGE = 1024  # ports one `interface Ethernet1/1-N` statement may name

@@ -43,9 +43,8 @@ from lossless.plan import (
     shared_parts,
 )
 from lossless.units import whole_metres
+from lossless.vendors import imported_when_read
 from lossless.vendors.common import expressed_facts
-from lossless.vendors.sonic_diff import IMPACT, diff  # noqa: F401  (this OS's offline diff)
-from lossless.vendors.sonic_parse import HASH_FIELDS, parse, parse_file  # noqa: F401
 from lossless.vendors.sonic_platform import (
     DYNAMIC,
     broadcom_form,
@@ -65,6 +64,34 @@ NULL_PROFILE = "NULL"
 # (docs/reference/sonic.md 3:
 # the TH, TD2, TD3, TH3 and Spectrum tables list 5m, 40m and 300m).
 TABLE_CABLE_ROWS = (5, 40, 300)
+# Inventory hash field -> SONiC's (sonic-hash.yang): what the renderer writes and the parser
+# reads back.
+HASH_FIELDS: dict[str, tuple[str, ...]] = {
+    "src-ip": ("SRC_IP",),
+    "dst-ip": ("DST_IP",),
+    "ip-protocol": ("IP_PROTOCOL",),
+    "src-port": ("L4_SRC_PORT",),
+    "dst-port": ("L4_DST_PORT",),
+    "ipv6-flow-label": ("IPV6_FLOW_LABEL",),
+    "ingress-interface": ("IN_PORT",),
+    "inner-headers": (
+        "INNER_SRC_IP",
+        "INNER_DST_IP",
+        "INNER_IP_PROTOCOL",
+        "INNER_L4_SRC_PORT",
+        "INNER_L4_DST_PORT",
+    ),
+}
+# This OS's parser and offline diff, imported when first read (vendor.parse, vendor.diff)
+PARSER = "lossless.vendors.sonic_parse"
+__getattr__ = imported_when_read(
+    {
+        "parse": PARSER,
+        "parse_file": PARSER,
+        "diff": "lossless.vendors.sonic_diff",
+        "IMPACT": "lossless.vendors.sonic_diff",
+    }
+)
 
 
 def scheduler_name(traffic: str) -> str:

@@ -45,6 +45,7 @@ from lossless.plan import (
 )
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
 from lossless.vendors.skeleton import new_port, skeleton_device
+from lossless.vendors.sonic import HASH_FIELDS
 from lossless.vendors.sonic_json import ConfigDb, load_config_db, reference
 from lossless.vendors.sonic_platform import (
     DYNAMIC,
@@ -57,23 +58,6 @@ from lossless.vendors.sonic_platform import (
 DEFAULT_MTU = 9100
 DEFAULT_POLL_MS = 100
 NULL_PROFILE = "NULL"
-# Inventory hash field -> SONiC's (sonic-hash.yang), the reverse of what sonic.py renders.
-HASH_FIELDS: dict[str, tuple[str, ...]] = {
-    "src-ip": ("SRC_IP",),
-    "dst-ip": ("DST_IP",),
-    "ip-protocol": ("IP_PROTOCOL",),
-    "src-port": ("L4_SRC_PORT",),
-    "dst-port": ("L4_DST_PORT",),
-    "ipv6-flow-label": ("IPV6_FLOW_LABEL",),
-    "ingress-interface": ("IN_PORT",),
-    "inner-headers": (
-        "INNER_SRC_IP",
-        "INNER_DST_IP",
-        "INNER_IP_PROTOCOL",
-        "INNER_L4_SRC_PORT",
-        "INNER_L4_DST_PORT",
-    ),
-}
 # Map bindings of PORT_QOS_MAP: plan attribute, map table, binding field, default.
 MAPS = (
     ("dscp_to_tc", "DSCP_TO_TC_MAP", "dscp_to_tc_map", range(64), lambda k: 0),
