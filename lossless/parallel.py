@@ -1,14 +1,15 @@
 """Per-device work of a large fabric spread over the machine's CPUs.
 
-Rendering, comparing and diffing the configs of 1,280 switches, and the lint rules, are
-independent and CPU-bound in Python. The workers are forked from this process once the plan
-is built, so they share it copy-on-write: nothing is pickled but an index going out and each
-result coming back. This process computes items too (from the back of the list, while the
-workers take theirs from the front), so LOSSLESS_JOBS=2 is one worker and this process.
-Results come back in order, so output is the same as one process writes.
-A result must be small to pay: sending back 100 MB of rendered text or plan JSON cost what
-the second CPU saved, so workers write rendered files themselves and return their names.
-Small fabrics, systems without fork, and LOSSLESS_JOBS=1 run in this process.
+Rendering, comparing and diffing the configs of 1,280 switches, encoding the plan JSON, and
+the lint rules, are independent and CPU-bound in Python. The workers are forked from this
+process once the plan is built, so they share it copy-on-write: nothing is pickled but an
+index going out and each result coming back. This process computes items too (from the back
+of the list, while the workers take theirs from the front), so LOSSLESS_JOBS=2 is one worker
+and this process. Results come back in order, so output is the same as one process writes.
+A result must be small to pay: pickling back 100 MB of rendered text or plan JSON cost what
+the second CPU saved, so workers write rendered files themselves and return their names, and
+large bytes come back through a temporary file (ordered_bytes). Small fabrics, systems
+without fork, and LOSSLESS_JOBS=1 run in this process.
 """
 
 from __future__ import annotations
