@@ -69,8 +69,7 @@ def plan_command(args: argparse.Namespace) -> int:
     # Modules a command may not need are imported where needed: start-up time counts for a
     # one-device lint in a pull request.
     inventory = load_inventory(args.inventory)
-    # the text shows the switches only: the NICs are in the JSON
-    # NICs only for the JSON, planned by the process that encodes them
+    # the text shows the switches only; the JSON's NICs are planned where they are encoded
     plan = plan_fabric(
         inventory, _devices(inventory, args), hosts="later" if args.format == "json" else False
     )

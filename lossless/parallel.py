@@ -72,6 +72,14 @@ def _claim_from_back() -> int | None:
         return int(_bounds[1])
 
 
+def _in_workers(count: int, worthwhile: bool | None = None) -> bool:
+    """Whether count items go to worker processes: `worthwhile` says so (by default count >=
+    MIN_ITEMS), there are CPUs for two processes, and the system forks."""
+    if worthwhile is None:
+        worthwhile = count >= MIN_ITEMS
+    return worthwhile and jobs() >= 2 and "fork" in multiprocessing.get_all_start_methods()
+
+
 def ordered_map(
     work: Callable[[int], Result], count: int, chunk: int = 8, worthwhile: bool | None = None
 ) -> Iterator[Result]:
@@ -80,12 +88,10 @@ def ordered_map(
     items a worker takes at a time. A worker's exception is raised here. A worker that dies
     (the kernel's out-of-memory killer) does not hang the run: the items not yet back are
     computed here."""
-    processes = jobs()
-    if worthwhile is None:
-        worthwhile = count >= MIN_ITEMS
-    if processes < 2 or not worthwhile or "fork" not in multiprocessing.get_all_start_methods():
+    if not _in_workers(count, worthwhile):
         yield from (work(index) for index in range(count))
         return
+    processes = jobs()
     global _work, _bounds
     context = multiprocessing.get_context("fork")
     _work, _bounds = work, context.Array("q", [0, count])
@@ -144,7 +150,7 @@ def ordered_bytes(work: Callable[[int], bytes], count: int, chunk: int = 8) -> I
     each process appends what it makes to a temporary file of its own and sends back where,
     as pickling the bytes back cost what the second CPU saved; this process reads them from
     there in order. One process, or few items: work(i) as it comes."""
-    if jobs() < 2 or count < MIN_ITEMS:
+    if not _in_workers(count):
         yield from (work(index) for index in range(count))
         return
     with tempfile.TemporaryDirectory(prefix="lossless-") as folder:

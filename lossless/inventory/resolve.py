@@ -461,7 +461,6 @@ class _Resolver:
         for name, spec in self.data["fabric"].get("cable_types", {}).items():
             cable_types[name] = spec["length_m"]
         links: list[Link] = self.links
-        used = self.link_index
         for index, spec in enumerate(self.data.get("links", [])):
             path: PathKey = ("links", index)
             cable_m = self._cable_length(spec, path, cable_types)
@@ -471,10 +470,10 @@ class _Resolver:
             where = self.where(path)
             cable_type, description = spec.get("cable"), spec.get("description", "")
             for a, b, a_path, b_path in pairs:
-                if self._plainly_fine(a, b, devices, servers, used) or self._check_link(
-                    a, b, a_path, b_path, devices, servers, used
+                if self._plainly_fine(a, b, devices, servers) or self._check_link(
+                    a, b, a_path, b_path, devices, servers
                 ):
-                    used[a] = used[b] = len(links)
+                    self.link_index[a] = self.link_index[b] = len(links)
                     links.append(Link(a, b, cable_m, cable_type, description, where))
         return links
 
@@ -484,15 +483,15 @@ class _Resolver:
         b: Endpoint,
         devices: dict[str, Device],
         servers: dict[str, Server],
-        used: dict[tuple[str, str], int],
     ) -> bool:
         """The common case, decided fast (a 32k fabric has 65,536 links): a switch port and a
         switch port or NIC, both free, at one speed, nothing broken. Anything else goes to
         _check_link, which says what is wrong."""
+        used = self.link_index
         if self.broken or a in used or b in used or a.node == b.node:
             return False
         if a.node not in devices:  # a NIC: the other end must be a switch port
-            return self._plainly_fine(b, a, devices, servers, used) if b.node in devices else False
+            return self._plainly_fine(b, a, devices, servers) if b.node in devices else False
         port_a = devices[a.node].ports.get(a.port)
         ports_b = _ports_of(b.node, devices, servers)
         port_b = None if ports_b is None else ports_b.get(b.port)
@@ -587,14 +586,13 @@ class _Resolver:
         b_path: PathKey,
         devices: dict[str, Device],
         servers: dict[str, Server],
-        used: dict[tuple[str, str], int],
     ) -> bool:
         if self.broken and {a.node, b.node, str(a), str(b)} & self.broken:
             return False
-        a_speed = self._endpoint_speed(a, a_path, devices, servers, used)
+        a_speed = self._endpoint_speed(a, a_path, devices, servers)
         if a_speed is None:
             return False
-        b_speed = self._endpoint_speed(b, b_path, devices, servers, used)
+        b_speed = self._endpoint_speed(b, b_path, devices, servers)
         if b_speed is None:
             return False
         if a == b:
@@ -616,13 +614,12 @@ class _Resolver:
         path: PathKey,
         devices: dict[str, Device],
         servers: dict[str, Server],
-        used: dict[tuple[str, str], int],
     ) -> int | None:
         """The speed of a free port or NIC at end; None, with the problem said, otherwise."""
         node, port_name = end
         ports = _ports_of(node, devices, servers)
         port = None if ports is None else ports.get(port_name)
-        if port is not None and end not in used:
+        if port is not None and end not in self.link_index:
             return int(port.speed_mbps)  # the 65,536 links of a 32k fabric end here
         if ports is None:
             known = [*devices, *servers]
@@ -631,7 +628,8 @@ class _Resolver:
             self.problem(path, f"{node} has no port {port_name!r}{suggest(port_name, ports)}")
         else:
             self.problem(
-                path, f"{end} is already used by the link at {self.links[used[end]].where}"
+                path,
+                f"{end} is already used by the link at {self.links[self.link_index[end]].where}",
             )
         return None
 
