@@ -23,8 +23,10 @@ installed package has one; PYTHONDONTWRITEBYTECODE is dropped for the runs).
 Stages: validate; plan --format json to a file; plan (text) to a pipe; render; lint;
 lint --configs of the rendered folder (every file identical to the render); the same with
 1 % of the files changed (one port's MTU: drift, parsed); diff --running of that folder; the
-one-device PR lint `lint INVENTORY --configs DIR --device X` with X's file changed; and
-render --hosts. "pipeline" is validate + plan (json) + render + lint + lint --configs.
+one-device PR lint `lint INVENTORY --configs DIR --device X` with X's file changed;
+render --hosts; and `ci`, which does the five pipeline stages in one process (its plan JSON
+and configs compared byte for byte with theirs). "pipeline" is validate + plan (json) +
+render + lint + lint --configs, each its own process.
 
 Then the render floor, in a process of its own: per OS, rendering the devices of one plan as
 `lossless render` does (vendor context + template + the bytes written) against the floor:
@@ -171,8 +173,39 @@ def pipeline(label: str, inventory: Path, work: Path, env: dict[str, str]) -> li
             env,
             fresh=work / f"{label}-hosts",
         ),
+        one_process(label, inv, rendered, work, env),
     ]
     return stages
+
+
+def one_process(label: str, inv: str, rendered: Path, work: Path, env: dict[str, str]) -> Stage:
+    """`lossless ci`: the pipeline's five stages in one process, its plan JSON and configs
+    checked byte for byte against the separate stages' (a fast wrong answer is no answer)."""
+    out = work / f"{label}-ci"
+    stage = run(
+        CI_STAGE,
+        ["ci", inv, "--plan-json", str(out / "plan.json"), "--render", str(out / "configs"),
+         "--configs", str(rendered)],
+        env,
+        fresh=out,
+    )  # fmt: skip
+    separate_plan = work / f"{label}-plan.json"
+    if separate_plan.exists() and not same_file(out / "plan.json", separate_plan):
+        raise SystemExit(f"ci's plan JSON differs from plan --format json ({out})")
+    differing = [p.name for p in rendered.iterdir() if not same_file(out / "configs" / p.name, p)]
+    if differing or len(list((out / "configs").iterdir())) != len(list(rendered.iterdir())):
+        raise SystemExit(f"ci's configs differ from render's: {differing[:3]}")
+    return stage
+
+
+def same_file(a: Path, b: Path) -> bool:
+    with a.open("rb") as first, b.open("rb") as second:
+        while True:
+            block = first.read(1 << 20)
+            if block != second.read(1 << 20):
+                return False
+            if not block:
+                return True
 
 
 def render_floor(inventory: Path, work: Path) -> dict[str, tuple[int, float, float]]:
@@ -228,6 +261,7 @@ def print_render_floor(inventory: Path, work: Path, env: dict[str, str]) -> None
 
 
 PIPELINE = ("validate", "plan --format json > file", "render", "lint", "lint --configs (identical)")
+CI_STAGE = "ci: the five in one process"
 
 
 def report(label: str, stages: list[Stage]) -> None:
@@ -307,6 +341,21 @@ def main() -> None:
                     ["plan", str(inventory), "--format", "json"],
                     env,
                     stdout=work / "64k-plan.json",
+                ),
+                run(
+                    CI_STAGE,
+                    [
+                        "ci",
+                        str(inventory),
+                        "--plan-json",
+                        str(work / "64k-ci" / "plan.json"),
+                        "--render",
+                        str(work / "64k-ci" / "configs"),
+                        "--configs",
+                        str(work / "64k"),
+                    ],
+                    env,
+                    fresh=work / "64k-ci",
                 ),
             ]
             report("65536 GPUs, all SONiC (memory)", stages)

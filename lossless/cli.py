@@ -55,6 +55,12 @@ def _lint(args: argparse.Namespace) -> int:
     return lint_command(args)
 
 
+def _ci(args: argparse.Namespace) -> int:
+    from lossless.commands import ci_command
+
+    return ci_command(args)
+
+
 def _rules(args: argparse.Namespace) -> int:
     from lossless.commands import rules_command
 
@@ -71,6 +77,30 @@ def _report(args: argparse.Namespace) -> int:
     from lossless.commands import report_command
 
     return report_command(args)
+
+
+def _add_lint_report_arguments(command: argparse.ArgumentParser) -> None:
+    """Which rules run and the report's format: lint's and ci's."""
+    command.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="only these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
+    )
+    command.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="skip these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
+    )
+    command.add_argument(
+        "--format",
+        choices=["text", "json", "sarif", "github", "junit", "codeclimate"],
+        default="text",
+        help="codeclimate: GitLab Code Quality report",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,27 +200,28 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DSCP",
         help="with --config: the DSCP of CNPs (else read from the config)",
     )
-    lint.add_argument(
-        "--select",
-        action="append",
-        default=[],
-        metavar="RULES",
-        help="only these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
-    )
-    lint.add_argument(
-        "--ignore",
-        action="append",
-        default=[],
-        metavar="RULES",
-        help="skip these rules: IDs, ID prefixes or names, comma-separated (repeatable)",
-    )
-    lint.add_argument(
-        "--format",
-        choices=["text", "json", "sarif", "github", "junit", "codeclimate"],
-        default="text",
-        help="codeclimate: GitLab Code Quality report",
-    )
+    _add_lint_report_arguments(lint)
     lint.set_defaults(handler=_lint)
+
+    ci = commands.add_parser(
+        "ci",
+        help="validate, plan, render and lint (the plan and --configs) in one process: a "
+        "pull request's pipeline, the inventory loaded and planned once",
+    )
+    ci.add_argument(
+        "inventory",
+        nargs="?",
+        help="inventory YAML file (default: the one YAML file here with fabric: and devices:)",
+    )
+    ci.add_argument("--plan-json", metavar="FILE", help="write the plan JSON (plan --format json)")
+    ci.add_argument("--render", metavar="DIR", help="write the configs there (render -o DIR)")
+    ci.add_argument(
+        "--configs",
+        metavar="DIR",
+        help="folder of configs (<device>.<ext>) to lint against the inventory (lint --configs)",
+    )
+    _add_lint_report_arguments(ci)
+    ci.set_defaults(handler=_ci)
 
     diff = commands.add_parser(
         "diff", help="what would change on each switch: against backups, or live (napalm)"

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from lossless.asics import catalogue
 from lossless.errors import InputError, UsageError
@@ -22,6 +23,9 @@ from lossless.planner.headroom_common import HeadroomInputs
 from lossless.report.explain_text import derivation_lines
 from lossless.selection import select_devices
 from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
+
+if TYPE_CHECKING:
+    from lossless.lint.registry import Finding, LintResult
 
 
 def _devices(inventory: Inventory, args: argparse.Namespace) -> list[str] | None:
@@ -174,8 +178,7 @@ def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
 
 
 def render_command(args: argparse.Namespace) -> int:
-    from lossless.render import device_files, file_name, render_fabric, write_rendered
-    from lossless.report.not_expressed import not_expressed_lines
+    from lossless.render import device_files, file_name, render_fabric
 
     if args.hosts or args.server:
         from lossless.host_commands import render_hosts_command
@@ -202,18 +205,30 @@ def render_command(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     folder = Path(args.output)
-    every_file = [file_name(device) for device in inventory.devices.values()]
-    names, text_of = device_files(plan)
     if args.check:
+        every_file = [file_name(device) for device in inventory.devices.values()]
+        names, text_of = device_files(plan)
         return _render_check(folder, names, text_of, every_file, args.diff)
-    from lossless.render_check import orphan_files
-
-    report = write_rendered(folder, names, text_of)
-    print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}")
-    for name in orphan_files(folder, every_file):
-        print(f"note: {folder / name} is no device's config in {args.inventory} (left in place)")
-    print("\n".join(not_expressed_lines(plan.devices.values())))
+    _write_configs(folder, plan, inventory, sys.stdout)
     return 0
+
+
+def _write_configs(folder: Path, plan: FabricPlan, inventory: Inventory, out: TextIO) -> None:
+    """Every planned device's config written into folder, and what the run did said to
+    `out`: how many files changed, files no device renders, what an OS cannot express."""
+    from lossless.render import device_files, file_name, write_rendered
+    from lossless.render_check import orphan_files
+    from lossless.report.not_expressed import not_expressed_lines
+
+    names, text_of = device_files(plan)
+    report = write_rendered(folder, names, text_of)
+    print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}", file=out)
+    every_file = [file_name(device) for device in inventory.devices.values()]
+    for name in orphan_files(folder, every_file):
+        note = f"note: {folder / name} is no device's config in {inventory.file} (left in place)"
+        print(note, file=out)
+    for line in not_expressed_lines(plan.devices.values()):
+        print(line, file=out)
 
 
 def _render_check(
@@ -257,7 +272,6 @@ def _rule_ids(names: list[str], option: str) -> list[str]:
 
 def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import lint
-    from lossless.lint.report import FORMATS, junit
 
     select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
     extra: list = []
@@ -296,15 +310,74 @@ def lint_command(args: argparse.Namespace) -> int:
             extra += host_findings
     if args.host_state and not args.inventory:
         raise UsageError("--host-state DIR needs the INVENTORY the hosts belong to")
-    result = lint(plan, select, ignore, extra)
-    if args.format == "junit":
+    return _print_lint(lint(plan, select, ignore, extra), plan, args.format)
+
+
+def _print_lint(result: LintResult, plan: FabricPlan, format_name: str) -> int:
+    """The findings in the format asked for; exit 1 when one is an error."""
+    from lossless.lint.report import FORMATS, junit
+
+    if format_name == "junit":
         print(junit(result.findings, list(plan.devices)))
     else:
-        print(FORMATS[args.format](result.findings))
-    if result.suppressed and args.format == "text":
+        print(FORMATS[format_name](result.findings))
+    if result.suppressed and format_name == "text":
         for finding, reason in result.suppressed:
             print(f"suppressed {finding.rule} at {finding.source}: {reason}")
     return 1 if result.failed else 0
+
+
+def ci_command(args: argparse.Namespace) -> int:
+    """What a pull request's pipeline runs, in one process: validate the inventory, plan it,
+    lint the plan and, with --configs, the configs against it, and write the plan JSON and
+    the configs. Run as five commands, each loads, checks and plans the inventory again
+    (over a second each at 32,768 GPUs); here that happens once, and the configs are linted
+    in the same run as the plan, so a finding both make is reported once. Everything is read
+    and checked before anything is written. stdout holds the lint report alone (a SARIF or
+    JUnit file); what was written is said on stderr."""
+    from lossless.lint.registry import lint
+
+    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
+    if args.plan_json == "-":
+        raise UsageError("--plan-json -: stdout holds the lint report; name a file")
+    configs = Path(args.configs) if args.configs else None
+    rendered = Path(args.render) if args.render else None
+    if configs is not None and not configs.is_dir():
+        raise UsageError(f"--configs: {configs} is not a folder")
+    if configs is not None and rendered is not None and rendered.resolve() == configs.resolve():
+        raise UsageError(
+            "--render and --configs name one folder: the configs would be linted after the "
+            "render replaced them"
+        )
+    _inventory_or_found(args, "ci")
+    inventory = load_inventory(args.inventory)
+    plan = plan_fabric(inventory, hosts="later")  # whole: the deadlock rules need every link
+    read = plan
+    extra: list[Finding] = []
+    if configs is not None:
+        from lossless.lint.configs import fabric_from_configs
+        from lossless.report.progress import ProgressReporter
+
+        with ProgressReporter(len(plan.devices), "lint configs") as progress:
+            read, extra = fabric_from_configs(plan, configs, progress)
+        differing = sum(read.devices[name] is not device for name, device in plan.devices.items())
+        print(
+            f"{configs}: {differing} of {plural(len(plan.devices), 'config')} "
+            "differ from the render",
+            file=sys.stderr,
+        )
+    if args.plan_json:
+        from lossless.plan_json import write_plan_json
+        from lossless.render import write_streamed
+
+        target = Path(args.plan_json)
+        write_streamed(target, lambda stream: write_plan_json(plan, stream), "--plan-json")
+        print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
+    if rendered is not None:
+        _write_configs(rendered, plan, inventory, sys.stderr)
+    # a config equal to its render is the plan's device: judged once, with the plan
+    also = None if all(read.devices[n] is d for n, d in plan.devices.items()) else read
+    return _print_lint(lint(plan, select, ignore, extra, also=also), plan, args.format)
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -12,8 +12,8 @@ import argparse
 import sys
 
 SHELLS = ["bash", "zsh", "tcsh"]
-_FILES = {"inventory", "config", "credentials"}
-_FOLDERS = {"configs", "running", "mock"}
+_FILES = {"inventory", "config", "credentials", "plan_json"}
+_FOLDERS = {"configs", "running", "mock", "render"}
 
 
 def _mark_paths(parser: argparse.ArgumentParser, shtab) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TextIO
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -80,28 +81,39 @@ class _Target:
     same: bool  # the file there already holds data
 
 
-def _check_folder(folder: Path, *, writing: bool) -> None:
+def _check_folder(folder: Path, *, writing: bool, option: str = "-o") -> None:
     """A usage error for an output folder that cannot hold our files (a missing one is made)."""
     if folder.is_symlink() and not folder.exists():
-        raise UsageError(f"-o {folder}: a symlink to {os.readlink(folder)}, which does not exist")
+        raise UsageError(
+            f"{option} {folder}: a symlink to {os.readlink(folder)}, which does not exist"
+        )
     if folder.exists() and not folder.is_dir():
-        raise UsageError(f"-o {folder}: not a folder")
+        raise UsageError(f"{option} {folder}: not a folder")
     if writing and folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"-o {folder}: not writable")
+        raise UsageError(f"{option} {folder}: not writable")
+
+
+def _replaceable(path: Path, option: str) -> os.stat_result | None:
+    """What is at path now (None: nothing); a usage error when it is not a file we may
+    replace."""
+    try:
+        found = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISDIR(found.st_mode):
+        raise UsageError(f"{option} {path.parent}: {path} is a folder, not a file we can replace")
+    if not stat.S_ISREG(found.st_mode):
+        raise UsageError(f"{option} {path.parent}: {path} is not a regular file")
+    return found
 
 
 def _target(folder: Path, name: str, text: str) -> _Target:
     """What is at folder/name now; a usage error when it is not a file we may replace."""
     path = inside(folder, name, "-o")
     data = text.encode("utf-8")
-    try:
-        found = path.stat()
-    except (FileNotFoundError, NotADirectoryError):
+    found = _replaceable(path, "-o")
+    if found is None:
         return _Target(name, path, data, None, False)
-    if stat.S_ISDIR(found.st_mode):
-        raise UsageError(f"-o {folder}: {path} is a folder, not a file we can replace")
-    if not stat.S_ISREG(found.st_mode):
-        raise UsageError(f"-o {folder}: {path} is not a regular file")
     same = found.st_size == len(data) and read_bounded(path, "file", len(data)) == data
     return _Target(name, path, data, stat.S_IMODE(found.st_mode), same)
 
@@ -154,6 +166,39 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
     text changed: see write_rendered."""
     texts = list(files.values())  # made already: nothing for workers to do but write
     return write_rendered(folder, list(files), lambda index: texts[index], workers=False)
+
+
+def write_streamed(path: Path, write: Callable[[TextIO], None], option: str) -> None:
+    """One file whose text `write` streams out (the plan JSON of a 32k fabric is 200 MB, too
+    much to hold as well): written into a temporary file beside it, made durable and renamed
+    over it, so a failure leaves what was there. A missing folder is made; a replaced file
+    keeps its mode. `option` names the file in messages ("--plan-json")."""
+    folder = path.parent
+    _check_folder(folder, writing=True, option=option)
+    temporary = folder / f"{TEMP_PREFIX}{path.name}.{secrets.token_hex(4)}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        found = _replaceable(path, option)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as for any file
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as stream:
+                if found is not None:
+                    os.fchmod(descriptor, stat.S_IMODE(found.st_mode))
+                write(stream)
+                stream.flush()
+                os.fsync(descriptor)
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+        directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(directory)  # the rename itself reaches the disk
+        finally:
+            os.close(directory)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot write: {error.strerror}") from None
 
 
 def write_rendered(

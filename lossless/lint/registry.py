@@ -260,11 +260,34 @@ def lint(
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     extra: Iterable[Finding] = (),
+    *,
+    also: FabricPlan | None = None,
 ) -> LintResult:
     """Run the selected rules (see resolve_rules for how they are named); `extra` are
-    findings made while reading configs (drift)."""
+    findings made while reading configs (drift). `also`: a second plan of the same
+    inventory (its configs read back, lint.configs.fabric_from_configs) judged in the same
+    run; a finding both make is reported once, and the inventory's `lint_ignore` (in
+    `fabric`) applies to both."""
     selected, ignored = resolve_rules(select), resolve_rules(ignore)
     chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
+    found = _findings(fabric, chosen)
+    if also is not None:
+        found |= _findings(also, chosen)
+    found |= {f for f in extra if _selected(f.rule, selected, ignored)}
+    result = LintResult([], [])
+    kept = []
+    for finding in sorted(found, key=_order):
+        reason = suppression(fabric, finding)
+        if reason is None:
+            kept.append(finding)
+        else:
+            result.suppressed.append((finding, reason))
+    result.findings = one_per_cause(kept)
+    return result
+
+
+def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
+    """What the chosen rules find in the plan, each finding once."""
     tasks = _tasks(chosen)
     global _computed
     _computed = {}
@@ -277,20 +300,9 @@ def lint(
             chunk=1,
             worthwhile=sum(len(d.ports) for d in fabric.devices.values()) >= PORTS_FOR_WORKERS,
         )
-        found = {f for batch in batches for f in batch}
+        return {f for batch in batches for f in batch}
     finally:
         _computed = None
-    found |= {f for f in extra if _selected(f.rule, selected, ignored)}
-    result = LintResult([], [])
-    kept = []
-    for finding in sorted(found, key=_order):
-        reason = suppression(fabric, finding)
-        if reason is None:
-            kept.append(finding)
-        else:
-            result.suppressed.append((finding, reason))
-    result.findings = one_per_cause(kept)
-    return result
 
 
 # From this many ports the rules run in worker processes (lossless.parallel), a few rules
