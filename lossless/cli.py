@@ -79,6 +79,19 @@ def _report(args: argparse.Namespace) -> int:
     return report_command(args)
 
 
+LINT_FORMATS = ["text", "json", "sarif", "github", "junit", "codeclimate"]
+
+
+def _report_file(value: str) -> tuple[str, str]:
+    """--report FORMAT:FILE as (format, file)."""
+    format_name, colon, file = value.partition(":")
+    if not colon or not file or format_name not in LINT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: give FORMAT:FILE with FORMAT one of {', '.join(LINT_FORMATS)}"
+        )
+    return format_name, file
+
+
 def _add_lint_report_arguments(command: argparse.ArgumentParser) -> None:
     """Which rules run and the report's format: lint's and ci's."""
     command.add_argument(
@@ -97,7 +110,7 @@ def _add_lint_report_arguments(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--format",
-        choices=["text", "json", "sarif", "github", "junit", "codeclimate"],
+        choices=LINT_FORMATS,
         default="text",
         help="codeclimate: GitLab Code Quality report",
     )
@@ -221,6 +234,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder of configs (<device>.<ext>) to lint against the inventory (lint --configs)",
     )
     _add_lint_report_arguments(ci)
+    ci.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        type=_report_file,
+        metavar="FORMAT:FILE",
+        help="also write the lint report in this format to FILE (repeatable), e.g. "
+        "sarif:lossless.sarif junit:lossless-junit.xml",
+    )
     ci.set_defaults(handler=_ci)
 
     diff = commands.add_parser(

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -315,16 +316,22 @@ def lint_command(args: argparse.Namespace) -> int:
 
 def _print_lint(result: LintResult, plan: FabricPlan, format_name: str) -> int:
     """The findings in the format asked for; exit 1 when one is an error."""
+    sys.stdout.write(_lint_report(result, plan, format_name))
+    return 1 if result.failed else 0
+
+
+def _lint_report(result: LintResult, plan: FabricPlan, format_name: str) -> str:
+    """The findings as a report in this format; the text one lists the suppressed too."""
     from lossless.lint.report import FORMATS, junit
 
     if format_name == "junit":
-        print(junit(result.findings, list(plan.devices)))
+        text = junit(result.findings, list(plan.devices)) + "\n"
     else:
-        print(FORMATS[format_name](result.findings))
-    if result.suppressed and format_name == "text":
+        text = FORMATS[format_name](result.findings) + "\n"
+    if format_name == "text":
         for finding, reason in result.suppressed:
-            print(f"suppressed {finding.rule} at {finding.source}: {reason}")
-    return 1 if result.failed else 0
+            text += f"suppressed {finding.rule} at {finding.source}: {reason}\n"
+    return text
 
 
 def ci_command(args: argparse.Namespace) -> int:
@@ -334,12 +341,16 @@ def ci_command(args: argparse.Namespace) -> int:
     (over a second each at 32,768 GPUs); here that happens once, and the configs are linted
     in the same run as the plan, so a finding both make is reported once. Everything is read
     and checked before anything is written. stdout holds the lint report alone (a SARIF or
-    JUnit file); what was written is said on stderr."""
+    JUnit file), --report FORMAT:FILE writes more; what was written is said on stderr."""
     from lossless.lint.registry import lint
 
     select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
-    if args.plan_json == "-":
-        raise UsageError("--plan-json -: stdout holds the lint report; name a file")
+    for option, file in [
+        ("--plan-json", args.plan_json),
+        *(("--report", r[1]) for r in args.report),
+    ]:
+        if file == "-":
+            raise UsageError(f"{option} -: stdout holds the lint report; name a file")
     configs = Path(args.configs) if args.configs else None
     rendered = Path(args.render) if args.render else None
     if configs is not None and not configs.is_dir():
@@ -377,7 +388,22 @@ def ci_command(args: argparse.Namespace) -> int:
         _write_configs(rendered, plan, inventory, sys.stderr)
     # a config equal to its render is the plan's device: judged once, with the plan
     also = None if all(read.devices[n] is d for n, d in plan.devices.items()) else read
-    return _print_lint(lint(plan, select, ignore, extra, also=also), plan, args.format)
+    result = lint(plan, select, ignore, extra, also=also)
+    if args.report:
+        from lossless.render import write_streamed
+
+        for format_name, file in args.report:
+            write_streamed(
+                Path(file),
+                partial(_write_text, _lint_report(result, plan, format_name)),
+                "--report",
+            )
+            print(f"{format_name} report written to {file}", file=sys.stderr)
+    return _print_lint(result, plan, args.format)
+
+
+def _write_text(text: str, stream: TextIO) -> None:
+    stream.write(text)
 
 
 def report_command(args: argparse.Namespace) -> int:

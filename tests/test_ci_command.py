@@ -106,10 +106,28 @@ def test_a_config_that_is_not_its_os_writes_nothing(run, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["configs"]
 
 
+def test_reports_in_other_formats_are_those_lint_prints(run, tmp_path):
+    inventory = tmp_path / "lab.yaml"  # findings, so that the reports hold some
+    inventory.write_text((INVENTORIES / "lab.yaml").read_text().replace("mtu: 9100", "mtu: 1500"))
+    result = run(
+        "ci", str(inventory), "--report", f"sarif:{tmp_path / 'r' / 'lossless.sarif'}",
+        "--report", f"junit:{tmp_path / 'junit.xml'}", "--format", "github",
+    )  # fmt: skip
+    assert result.code == 1
+    assert result.out == run("lint", str(inventory), "--format", "github").out
+    for format_name, file in [("sarif", "r/lossless.sarif"), ("junit", "junit.xml")]:
+        expected = run("lint", str(inventory), "--format", format_name).out
+        assert (tmp_path / file).read_text() == expected
+        assert f"{format_name} report written to" in result.err
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["--plan-json", "-"], "stdout holds the lint report"),
+        (["--report", "junit:-"], "stdout holds the lint report"),
+        (["--report", "xml:out.xml"], "give FORMAT:FILE"),
+        (["--report", "sarif"], "give FORMAT:FILE"),
         (["--render", "{golden}", "--configs", "{golden}"], "name one folder"),
         (["--configs", "{missing}"], "is not a folder"),
         (["--select", "LL999"], "no rule 'LL999'"),

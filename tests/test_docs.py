@@ -88,4 +88,7 @@ def test_documented_commands_parse(argv):
 
 
 def test_every_documented_command_count_is_real():
-    assert len(list(_documented_lossless_commands())) >= 10
+    """The extractor finds the README's command lines (the CI examples, completion, report),
+    so test_documented_commands_parse is not empty."""
+    found = {" ".join(param.values[0][:1]) for param in _documented_lossless_commands()}
+    assert {"ci", "render", "completion", "validate", "report"} <= found
