@@ -343,12 +343,11 @@ def ci_command(args: argparse.Namespace) -> int:
     and checked before anything is written. stdout holds the lint report alone (a SARIF or
     JUnit file), --report FORMAT:FILE writes more; what was written is said on stderr."""
     from lossless.lint.registry import lint
+    from lossless.render import write_streamed
 
     select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
-    for option, file in [
-        ("--plan-json", args.plan_json),
-        *(("--report", r[1]) for r in args.report),
-    ]:
+    files = [("--plan-json", args.plan_json), *(("--report", file) for _, file in args.report)]
+    for option, file in files:
         if file == "-":
             raise UsageError(f"{option} -: stdout holds the lint report; name a file")
     configs = Path(args.configs) if args.configs else None
@@ -363,43 +362,37 @@ def ci_command(args: argparse.Namespace) -> int:
     _inventory_or_found(args, "ci")
     inventory = load_inventory(args.inventory)
     plan = plan_fabric(inventory, hosts="later")  # whole: the deadlock rules need every link
-    read = plan
-    extra: list[Finding] = []
-    if configs is not None:
-        from lossless.lint.configs import fabric_from_configs
-        from lossless.report.progress import ProgressReporter
-
-        with ProgressReporter(len(plan.devices), "lint configs") as progress:
-            read, extra = fabric_from_configs(plan, configs, progress)
-        differing = sum(read.devices[name] is not device for name, device in plan.devices.items())
-        print(
-            f"{configs}: {differing} of {plural(len(plan.devices), 'config')} "
-            "differ from the render",
-            file=sys.stderr,
-        )
+    read, extra = _read_configs(plan, configs) if configs is not None else (plan, [])
     if args.plan_json:
         from lossless.plan_json import write_plan_json
-        from lossless.render import write_streamed
 
         target = Path(args.plan_json)
-        write_streamed(target, lambda stream: write_plan_json(plan, stream), "--plan-json")
+        write_streamed(target, partial(write_plan_json, plan), "--plan-json")
         print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
     if rendered is not None:
         _write_configs(rendered, plan, inventory, sys.stderr)
     # a config equal to its render is the plan's device: judged once, with the plan
     also = None if all(read.devices[n] is d for n, d in plan.devices.items()) else read
     result = lint(plan, select, ignore, extra, also=also)
-    if args.report:
-        from lossless.render import write_streamed
-
-        for format_name, file in args.report:
-            write_streamed(
-                Path(file),
-                partial(_write_text, _lint_report(result, plan, format_name)),
-                "--report",
-            )
-            print(f"{format_name} report written to {file}", file=sys.stderr)
+    for format_name, file in args.report:
+        text = _lint_report(result, plan, format_name)
+        write_streamed(Path(file), partial(_write_text, text), "--report")
+        print(f"{format_name} report written to {file}", file=sys.stderr)
     return _print_lint(result, plan, args.format)
+
+
+def _read_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Finding]]:
+    """The plan with the configs in folder read back (lint.configs.fabric_from_configs), and
+    the findings of reading them; how many differ from the render is said on stderr."""
+    from lossless.lint.configs import fabric_from_configs
+    from lossless.report.progress import ProgressReporter
+
+    with ProgressReporter(len(plan.devices), "lint configs") as progress:
+        read, extra = fabric_from_configs(plan, folder, progress)
+    differing = sum(read.devices[name] is not device for name, device in plan.devices.items())
+    configs = plural(len(plan.devices), "config")
+    print(f"{folder}: {differing} of {configs} differ from the render", file=sys.stderr)
+    return read, extra
 
 
 def _write_text(text: str, stream: TextIO) -> None:
