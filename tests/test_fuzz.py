@@ -266,6 +266,8 @@ def test_mutated_inventory(tmp_path, example, case):
         return
     _run("plan", str(inventory), "--format", "json")
     _run("render", str(inventory), "-o", str(tmp_path / "out"))
+    if case % 4 == 0:  # every step in one process, on some of the cases (lint is the slow one)
+        _run("ci", str(inventory), "--plan-json", str(tmp_path / "ci" / "plan.json"))
 
 
 @pytest.mark.parametrize("case", range(CONFIG_CASES))
@@ -276,8 +278,10 @@ def test_mutated_config(tmp_path, lab_loaded_once, name, case):
     config = folder / name
     config.write_text(_mutated(GOLDEN / name, case), errors="surrogateescape")
     _run("lint", "--config", str(config), "--os", CONFIGS[name])
-    if case % 2:  # parsed on top of the plan, or diffed: every other case, to keep it fast
+    if case % 4 == 1:  # parsed on top of the plan, or diffed: in turn, to keep it fast
         _run("lint", str(LAB), "--configs", str(folder))
+    elif case % 4 == 3:
+        _run("ci", str(LAB), "--configs", str(folder), "--format", "sarif")
     else:
         _run("diff", str(LAB), "--running", str(folder), "--device", Path(name).stem)
 
