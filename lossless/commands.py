@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from functools import partial
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -376,7 +377,7 @@ def ci_command(args: argparse.Namespace) -> int:
     result = lint(plan, select, ignore, extra, also=also)
     for format_name, file in args.report:
         text = _lint_report(result, plan, format_name)
-        write_streamed(Path(file), partial(_write_text, text), "--report")
+        write_streamed(Path(file), methodcaller("write", text), "--report")
         print(f"{format_name} report written to {file}", file=sys.stderr)
     return _print_lint(result, plan, args.format)
 
@@ -393,10 +394,6 @@ def _read_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Find
     configs = plural(len(plan.devices), "config")
     print(f"{folder}: {differing} of {configs} differ from the render", file=sys.stderr)
     return read, extra
-
-
-def _write_text(text: str, stream: TextIO) -> None:
-    stream.write(text)
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import secrets
 import stat
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -119,16 +120,25 @@ def _target(folder: Path, name: str, text: str) -> _Target:
 
 
 def _write_temporary(folder: Path, target: _Target) -> Path:
-    """The target's bytes in a new temporary file beside it (umask mode, or the replaced
-    file's); the temporary file is gone again if that fails."""
-    temporary = folder / f"{TEMP_PREFIX}{target.name}.{secrets.token_hex(4)}"
+    """The target's bytes in a new temporary file beside it: see _temporary_file."""
+    return _temporary_file(
+        folder, target.name, target.mode, lambda stream: stream.write(target.data)
+    )
+
+
+def _temporary_file(
+    folder: Path, name: str, mode: int | None, write: Callable[[BinaryIO], object]
+) -> Path:
+    """A new temporary file beside folder/name holding what `write` writes to it (umask
+    mode, or `mode`: the replaced file's); the temporary file is gone again if that fails."""
+    temporary = folder / f"{TEMP_PREFIX}{name}.{secrets.token_hex(4)}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as for any file
         with os.fdopen(descriptor, "wb") as stream:
-            if target.mode is not None:
-                os.fchmod(descriptor, target.mode)
-            stream.write(target.data)
+            if mode is not None:
+                os.fchmod(descriptor, mode)
+            write(stream)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
@@ -168,33 +178,33 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
     return write_rendered(folder, list(files), lambda index: texts[index], workers=False)
 
 
-def write_streamed(path: Path, write: Callable[[TextIO], None], option: str) -> None:
+def write_streamed(path: Path, write: Callable[[TextIO], object], option: str) -> None:
     """One file whose text `write` streams out (the plan JSON of a 32k fabric is 200 MB, too
     much to hold as well): written into a temporary file beside it, made durable and renamed
     over it, so a failure leaves what was there. A missing folder is made; a replaced file
     keeps its mode. `option` names the file in messages ("--plan-json")."""
     folder = path.parent
     _check_folder(folder, writing=True, option=option)
-    temporary = folder / f"{TEMP_PREFIX}{path.name}.{secrets.token_hex(4)}"
+
+    def write_text(stream: BinaryIO) -> None:
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+        write(text)
+        text.flush()
+        text.detach()  # the binary stream is closed by its owner
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         found = _replaceable(path, option)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as for any file
+        mode = None if found is None else stat.S_IMODE(found.st_mode)
+        temporary = _temporary_file(folder, path.name, mode, write_text)
+        directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as stream:
-                if found is not None:
-                    os.fchmod(descriptor, stat.S_IMODE(found.st_mode))
-                write(stream)
-                stream.flush()
-                os.fsync(descriptor)
+            _make_durable(directory, [temporary])
             os.replace(temporary, path)
+            os.fsync(directory)  # the rename itself reaches the disk
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
-        directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(directory)  # the rename itself reaches the disk
         finally:
             os.close(directory)
     except OSError as error:
