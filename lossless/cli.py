@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from lossless import __version__
 from lossless.errors import InputError, UsageError
-from lossless.grammar import plural
+from lossless.text.grammar import plural
 from lossless.vendors import OS_NAMES
 
 Handler = Callable[[argparse.Namespace], int]

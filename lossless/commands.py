@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, TextIO
 
 from lossless.asics import catalogue
 from lossless.errors import InputError, UsageError
-from lossless.grammar import plural
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.model import Inventory
@@ -24,7 +23,8 @@ from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs
 from lossless.report.explain_text import derivation_lines
 from lossless.selection import select_devices
-from lossless.units import format_speed, parse_length_m, parse_speed, whole_metres
+from lossless.text.grammar import plural
+from lossless.text.units import format_speed, parse_length_m, parse_speed, whole_metres
 
 if TYPE_CHECKING:
     from lossless.lint.registry import Finding, LintResult
@@ -218,9 +218,10 @@ def render_command(args: argparse.Namespace) -> int:
 def _write_configs(folder: Path, plan: FabricPlan, inventory: Inventory, out: TextIO) -> None:
     """Every planned device's config written into folder, and what the run did said to
     `out`: how many files changed, files no device renders, what an OS cannot express."""
-    from lossless.render import device_files, file_name, write_rendered
+    from lossless.render import device_files, file_name
     from lossless.render_check import orphan_files
     from lossless.report.not_expressed import not_expressed_lines
+    from lossless.system.writing import write_rendered
 
     names, text_of = device_files(plan)
     report = write_rendered(folder, names, text_of)
@@ -344,7 +345,7 @@ def ci_command(args: argparse.Namespace) -> int:
     and checked before anything is written. stdout holds the lint report alone (a SARIF or
     JUnit file), --report FORMAT:FILE writes more; what was written is said on stderr."""
     from lossless.lint.registry import lint
-    from lossless.render import write_streamed
+    from lossless.system.writing import write_streamed
 
     select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
     files = [("--plan-json", args.plan_json), *(("--report", file) for _, file in args.report)]
@@ -398,8 +399,8 @@ def _read_configs(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Find
 
 def report_command(args: argparse.Namespace) -> int:
     from lossless.lint.registry import lint
-    from lossless.render import write_atomically
     from lossless.report.page import report_files
+    from lossless.system.writing import write_atomically
 
     inventory = load_inventory(args.inventory)
     shown = select_devices(inventory.devices, args.device, args.inventory) if args.device else None

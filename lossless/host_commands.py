@@ -14,14 +14,14 @@ import sys
 from pathlib import Path
 
 from lossless.errors import UsageError
-from lossless.grammar import plural
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.lint.registry import Finding
 from lossless.plan import FabricPlan
 from lossless.planner.hosts import plan_nics
-from lossless.render import drift, write_atomically
 from lossless.render_hosts import render_hosts
+from lossless.system.writing import drift, write_atomically
+from lossless.text.grammar import plural
 
 
 def render_hosts_command(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from lossless.asics import Asic
-from lossless.grammar import plural
+from lossless.text.grammar import plural
 
 
 class Location(NamedTuple):

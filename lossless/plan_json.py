@@ -17,9 +17,9 @@ from typing import Any, TextIO
 
 import orjson
 
-from lossless.json_text import orjson_text
-from lossless.parallel import ordered_bytes
 from lossless.plan import DevicePlan, FabricPlan, json_fields, plain
+from lossless.system.parallel import ordered_bytes
+from lossless.text.json_text import orjson_text
 
 # Dataclasses through _fields (their JSON fields only), or natively: orjson then writes every
 # field but those named with an underscore, which only _device's input needs.

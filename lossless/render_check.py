@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lossless.files import read_bounded
-from lossless.render import drifted
+from lossless.system.files import read_bounded
+from lossless.system.writing import drifted
 from lossless.vendors import VENDORS
 
 

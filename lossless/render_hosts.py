@@ -17,7 +17,7 @@ from types import ModuleType
 from lossless.errors import InputError, Problem
 from lossless.plan import FabricPlan, NicPlan
 from lossless.render import environment
-from lossless.resources import resource_path
+from lossless.system.resources import resource_path
 from lossless.vendors import hosts_env, hosts_nvidia
 from lossless.vendors.common import group
 from lossless.vendors.hosts import INTERFACE_NAME, host_vendor

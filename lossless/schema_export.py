@@ -13,8 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from lossless.render import write_atomically
-from lossless.resources import resource_path
+from lossless.system.resources import resource_path
+from lossless.system.writing import write_atomically
 
 SCHEMAS = {"inventory": "inventory.schema.json", "plan": "plan.schema.json"}
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lossless import ranges
 from lossless.errors import UsageError
 from lossless.inventory.schema import suggest
-from lossless.lists import comma_separated
+from lossless.text import ranges
+from lossless.text.lists import comma_separated
 
 
 def expand_names(specs: Iterable[str], option: str = "--device") -> list[str]:

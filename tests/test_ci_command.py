@@ -11,7 +11,7 @@ import pytest
 from conftest import INVENTORIES, REPO
 
 from lossless.errors import UsageError
-from lossless.render import TEMP_PREFIX, write_streamed
+from lossless.system.writing import TEMP_PREFIX, write_streamed
 
 LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab"

@@ -11,7 +11,7 @@ import shutil
 import pytest
 from conftest import INVENTORIES, REPO
 
-from lossless import render
+from lossless.system import writing
 
 LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab"
@@ -47,7 +47,7 @@ def test_output_that_is_not_writable(run, tmp_path, monkeypatch):
     real_access = os.access
     # the tests may run as root, which writes anywhere: ask os.access as a user would
     monkeypatch.setattr(
-        render.os, "access", lambda path, mode: False if path == out else real_access(path, mode)
+        writing.os, "access", lambda path, mode: False if path == out else real_access(path, mode)
     )
     result = _render(run, out)
     assert result.code == 2 and f"-o {out}: not writable" in result.err
@@ -118,7 +118,7 @@ def test_a_replaced_file_keeps_its_mode(run, tmp_path):
 def test_leftover_temporary_files_are_swept(run, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    (out / f"{render.TEMP_PREFIX}leaf1.json.dead").write_text("half")
+    (out / f"{writing.TEMP_PREFIX}leaf1.json.dead").write_text("half")
     (out / "notes.txt").write_text("mine")
     assert _render(run, out).code == 0
     assert sorted(p.name for p in out.iterdir()) == sorted([*NAMES, "notes.txt"])
@@ -133,11 +133,11 @@ def test_a_failed_write_removes_its_temporary_file(run, tmp_path, monkeypatch):
             raise OSError(28, "No space left on device")
         real_replace(source, target)
 
-    monkeypatch.setattr(render.os, "replace", replace)
+    monkeypatch.setattr(writing.os, "replace", replace)
     result = _render(run, out)
     assert result.code == 2
     assert f"cannot write {out / 'leaf3.cfg'}: No space left on device" in result.err
-    assert not [p for p in out.iterdir() if p.name.startswith(render.TEMP_PREFIX)]
+    assert not [p for p in out.iterdir() if p.name.startswith(writing.TEMP_PREFIX)]
     assert not (out / "leaf3.cfg").exists()
 
 
@@ -159,9 +159,9 @@ def _record_syncs(monkeypatch, syncfs_works: bool) -> list[str]:
         events.append(("replace", str(target)))
         real_replace(source, target)
 
-    monkeypatch.setattr(render.os, "fsync", fsync)
-    monkeypatch.setattr(render.os, "replace", replace)
-    monkeypatch.setattr(render, "_syncfs", lambda: syncfs)
+    monkeypatch.setattr(writing.os, "fsync", fsync)
+    monkeypatch.setattr(writing.os, "replace", replace)
+    monkeypatch.setattr(writing, "_syncfs", lambda: syncfs)
     return events
 
 
@@ -182,14 +182,14 @@ def test_without_syncfs_each_file_is_fsynced_before_any_rename(run, tmp_path, mo
     kinds = [kind for kind, _ in events]
     assert kinds == ["syncfs", *["fsync"] * len(NAMES), *["replace"] * len(NAMES), "fsync"]
     synced = [path for kind, path in events[1 : 1 + len(NAMES)]]
-    assert all(render.TEMP_PREFIX in path for path in synced)
+    assert all(writing.TEMP_PREFIX in path for path in synced)
     assert events[-1] == ("fsync", str(out.resolve()))
 
 
 def test_syncfs_is_found_on_linux():
     if not os.path.exists("/proc/self/fd"):
         pytest.skip("not Linux")
-    assert render._syncfs() is not None
+    assert writing._syncfs() is not None
 
 
 def test_a_full_disk_while_writing_changes_no_file(run, tmp_path, monkeypatch):
@@ -199,19 +199,19 @@ def test_a_full_disk_while_writing_changes_no_file(run, tmp_path, monkeypatch):
     shutil.copytree(GOLDEN, out)
     for name in NAMES:
         (out / name).write_text("old\n")
-    real_write = render._write_temporary
+    real_write = writing._write_temporary
 
     def write_temporary(folder, target):
         if target.name == NAMES[-1]:
             raise OSError(28, "No space left on device")
         return real_write(folder, target)
 
-    monkeypatch.setattr(render, "_write_temporary", write_temporary)
+    monkeypatch.setattr(writing, "_write_temporary", write_temporary)
     result = _render(run, out)
     assert result.code == 2
     assert f"cannot write {out / NAMES[-1]}: No space left on device" in result.err
     assert all((out / name).read_text() == "old\n" for name in NAMES)
-    assert not [p for p in out.iterdir() if p.name.startswith(render.TEMP_PREFIX)]
+    assert not [p for p in out.iterdir() if p.name.startswith(writing.TEMP_PREFIX)]
 
 
 # -- reading never leaves the folder --------------------------------------------------------
@@ -249,14 +249,14 @@ def test_mock_refuses_a_device_folder_that_leads_outside(run, tmp_path, monkeypa
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="no procfs")
 def test_a_file_holding_more_than_its_stated_size_is_read_whole():
     """Reads ask for the size a file states (procfs states 0) and read on if there is more."""
-    from lossless.files import read_text
+    from lossless.system.files import read_text
 
     text = read_text("/proc/self/status", "config")
     assert text.startswith("Name:") and "\nPid:" in text
 
 
 def test_carriage_returns_are_read_as_newlines(tmp_path):
-    from lossless.files import read_text
+    from lossless.system.files import read_text
 
     (tmp_path / "crlf.cfg").write_bytes(b"\xef\xbb\xbfa\r\nb\rc\n")
     (tmp_path / "lf.cfg").write_bytes(b"a\nb\n")

@@ -12,12 +12,12 @@ import time
 import pytest
 from conftest import INVENTORIES, MINIMAL
 
-from lossless import ranges
 from lossless.errors import InputError
 from lossless.inventory import resolve
 from lossless.inventory.yamlsource import Document, load_yaml
 from lossless.planner.fabric import plan_fabric
 from lossless.render import render_fabric
+from lossless.text import ranges
 
 LAB = (INVENTORIES / "lab.yaml").read_text()
 
@@ -174,7 +174,7 @@ def test_a_fifo_is_refused_without_waiting(run, tmp_path):
 
 
 def test_a_file_over_the_cap_is_refused(run, tmp_path, monkeypatch):
-    from lossless import files
+    from lossless.system import files
 
     monkeypatch.setattr(files, "MAX_INPUT_BYTES", 100)
     monkeypatch.setattr(files.read_bounded, "__defaults__", (100,))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lossless import json_text
+from lossless.text import json_text
 
 VALUE = {
     "b": {"Ethernet8|3": {"profile": "NULL"}, "a": [1, 2.5, None, True, "x"]},

@@ -10,13 +10,13 @@ import time
 import pytest
 from conftest import INVENTORIES, REPO
 
-from lossless import parallel
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
 from lossless.lint.configs import fabric_from_configs
 from lossless.lint.registry import _tasks, lint, registered_rules
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
+from lossless.system import parallel
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 
@@ -137,7 +137,8 @@ def test_the_progress_bar_draws_without_a_thread(monkeypatch, capsys):
 
 @needs_fork
 def test_render_in_workers_writes_what_one_process_writes(workers, tmp_path, monkeypatch):
-    from lossless.render import render_device, write_rendered
+    from lossless.render import render_device
+    from lossless.system.writing import write_rendered
 
     plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
     devices = list(plan.devices.values())
@@ -158,7 +159,7 @@ def test_render_in_workers_writes_what_one_process_writes(workers, tmp_path, mon
 
 @needs_fork
 def test_a_bad_target_found_by_a_worker_leaves_no_file(workers, tmp_path):
-    from lossless.render import TEMP_PREFIX, write_rendered
+    from lossless.system.writing import TEMP_PREFIX, write_rendered
 
     out = tmp_path / "out"
     out.mkdir()
@@ -171,7 +172,7 @@ def test_a_bad_target_found_by_a_worker_leaves_no_file(workers, tmp_path):
 
 @needs_fork
 def test_render_check_in_workers_finds_what_one_process_finds(workers, tmp_path, monkeypatch):
-    from lossless.render import drifted
+    from lossless.system.writing import drifted
 
     folder = tmp_path / "lab"
     shutil.copytree(REPO / "golden" / "lab", folder)

@@ -88,7 +88,7 @@ def test_only_devices_and_ports_keep_fields_out_of_the_json():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_json_made_by_worker_processes_is_the_reference_text(monkeypatch, tmp_path):
     """On a large fabric the pieces are encoded by workers and sent back through files."""
-    from lossless import parallel
+    from lossless.system import parallel
 
     monkeypatch.setenv("LOSSLESS_JOBS", "2")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)

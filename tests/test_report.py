@@ -19,12 +19,12 @@ from conftest import INVENTORIES, MINIMAL
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lossless import ranges
 from lossless.cli import main
 from lossless.report import charts
 from lossless.report.names import name_ranges
 from lossless.report.page import markdown_escape
-from lossless.units import parse_speed
+from lossless.text import ranges
+from lossless.text.units import parse_speed
 
 LAB = INVENTORIES / "lab.yaml"
 POD = INVENTORIES / "pod-2048.yaml"

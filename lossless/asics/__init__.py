@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from lossless.units import parse_speed
+from lossless.text.units import parse_speed
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
 PLATFORMS_FILE = Path(__file__).with_name("platforms.yaml")

@@ -16,8 +16,8 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 from lossless.errors import InputError, Problem, UsageError
-from lossless.files import read_bounded
 from lossless.inventory.yamlsource import parse_yaml_text
+from lossless.system.files import read_bounded
 
 USERNAME_VARIABLE = "LOSSLESS_USERNAME"
 PASSWORD_VARIABLE = "LOSSLESS_PASSWORD"

@@ -25,7 +25,7 @@ from typing import Any
 
 from jsonpointer import escape
 
-from lossless.grammar import plural
+from lossless.text.grammar import plural
 
 # Why a PFC change must land on both ends of a link together (the same on every OS).
 LINK_SOURCE = "docs/reference/vendors.md 11e, docs/reference/physics.md 4 rule 6"

@@ -38,10 +38,10 @@ from lossless.deploy.order import (
     push_batches,
 )
 from lossless.errors import InputError, UsageError
-from lossless.files import inside
 from lossless.lint.drift import drift
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
+from lossless.system.files import inside
 from lossless.vendors import vendor_for
 from lossless.vendors.untrusted import diff_text, parse_config
 

@@ -20,11 +20,11 @@ from lossless.deploy.impact import (
 )
 from lossless.deploy.order import ChangeOrder, change_order
 from lossless.errors import UsageError
-from lossless.files import inside
-from lossless.grammar import plural
-from lossless.parallel import ordered_map
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.render import render_device
+from lossless.system.files import inside
+from lossless.system.parallel import ordered_map
+from lossless.text.grammar import plural
 from lossless.vendors import vendor_for
 from lossless.vendors.common import read_config
 from lossless.vendors.untrusted import diff_config

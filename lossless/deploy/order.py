@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lossless.deploy.impact import HITLESS, ChangeImpact
-from lossless.grammar import plural
 from lossless.plan import FabricPlan
+from lossless.text.grammar import plural
 
 UNCHANGED = "unchanged"
 HITLESS_ONLY = "hitless"

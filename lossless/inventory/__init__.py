@@ -9,8 +9,8 @@ from lossless.inventory.resolve import resolve_inventory
 from lossless.inventory.schema import schema_problems
 from lossless.inventory.suppressions import unknown_rule_problems
 from lossless.inventory.yamlsource import load_yaml
-from lossless.long_lived import building_long_lived
 from lossless.model import Inventory
+from lossless.system.long_lived import building_long_lived
 
 
 def load_inventory(path: str | Path) -> Inventory:

@@ -16,7 +16,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from lossless import ranges
 from lossless.asics import (
     REQUIRED_CUSTOM_KEYS,
     Asic,
@@ -25,7 +24,6 @@ from lossless.asics import (
     catalogue_mapping,
 )
 from lossless.errors import InputError
-from lossless.files import is_safe_name
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
 from lossless.inventory.schema import suggest
 from lossless.inventory.yamlsource import Document, PathKey
@@ -41,7 +39,9 @@ from lossless.model import (
     Server,
 )
 from lossless.planner.qos import DEFAULT_TC
-from lossless.units import format_speed, parse_speed
+from lossless.system.files import is_safe_name
+from lossless.text import ranges
+from lossless.text.units import format_speed, parse_speed
 
 # Caps on what an inventory may ask for. The largest chassis has about 2,300 ports with
 # breakouts; a 100,000-GPU fabric has about 500,000 switch ports and NICs.

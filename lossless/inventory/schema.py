@@ -12,7 +12,7 @@ from jsonschema.exceptions import ValidationError
 
 from lossless.errors import Problem
 from lossless.inventory.yamlsource import Document
-from lossless.resources import resource_path
+from lossless.system.resources import resource_path
 
 _TYPE_WORDS = {
     "integer": "a whole number",

@@ -23,7 +23,7 @@ from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from lossless.errors import InputError, Problem
-from lossless.files import read_text
+from lossless.system.files import read_text
 
 # Nodes the document may have once every alias is expanded. A real inventory with
 # anchors stays far below; a billion-laughs file passes it after a few aliases.

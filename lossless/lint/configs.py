@@ -16,9 +16,9 @@ from typing import Any
 from lossless.deploy.offline import find_backup, folder_entries
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
-from lossless.parallel import ordered_map
 from lossless.plan import DevicePlan, FabricPlan, replaced
 from lossless.render import render_device
+from lossless.system.parallel import ordered_map
 from lossless.vendors import vendor_for
 from lossless.vendors.common import read_config
 from lossless.vendors.skeleton import skeleton_device

@@ -12,7 +12,7 @@ from typing import Any
 
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, located
-from lossless.units import format_speed
+from lossless.text.units import format_speed
 
 NOT_SET = "not set"
 

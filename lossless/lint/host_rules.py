@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from lossless.lint.registry import Finding, computed_once, rule
 from lossless.plan import DevicePlan, FabricPlan, NicPlan, PortPlan, located
-from lossless.units import format_speed
+from lossless.text.units import format_speed
 
 L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
 

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from lossless.lists import comma_separated
-from lossless.parallel import ordered_map
 from lossless.plan import DevicePlan, FabricPlan, PortPlan, located, shared_parts
+from lossless.system.parallel import ordered_map
+from lossless.text.lists import comma_separated
 
 SEVERITIES = ("error", "warning")
 

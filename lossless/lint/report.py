@@ -12,8 +12,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from lossless import __version__
-from lossless.grammar import plural
 from lossless.lint.registry import RULES, Finding
+from lossless.text.grammar import plural
 
 
 def _location(source: str) -> tuple[str, int, int]:

@@ -12,7 +12,7 @@ from lossless.lint.registry import rule
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
-from lossless.units import format_speed, whole_metres
+from lossless.text.units import format_speed, whole_metres
 from lossless.vendors import max_mtu
 
 ROCE_MIN_MTU = 9000

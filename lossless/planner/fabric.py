@@ -6,7 +6,6 @@ from functools import partial
 from typing import Literal
 
 from lossless.asics import Asic
-from lossless.long_lived import building_long_lived
 from lossless.model import Device, Inventory, Location, Port, WatchdogPolicy
 from lossless.plan import (
     DevicePlan,
@@ -28,7 +27,8 @@ from lossless.planner.hosts import plan_nics
 from lossless.planner.pfc_trigger import Trigger, plan_trigger, real_ports
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
 from lossless.planner.sources import Sources
-from lossless.units import whole_metres
+from lossless.system.long_lived import building_long_lived
+from lossless.text.units import whole_metres
 
 TRIGGER_SOURCE = (
     "docs/reference/physics.md 3.4 (ECN before PFC), SAI dynamic threshold; issue 10 (n, B, f)"

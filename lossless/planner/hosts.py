@@ -14,7 +14,7 @@ from typing import Any
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
 from lossless.model import Inventory, Nic, Policy, Server
 from lossless.plan import NicPlan
-from lossless.units import whole_metres
+from lossless.text.units import whole_metres
 
 
 def _inherited(

@@ -22,7 +22,7 @@ from lossless.plan import BudgetPlan, PfcTriggerPlan
 from lossless.planner.budget import RealPorts
 from lossless.planner.derivation import Derivation, num
 from lossless.planner.ecn import EcnThresholds, largest_pgs_before_pfc, pfc_trigger_bytes
-from lossless.units import format_speed
+from lossless.text.units import format_speed
 
 
 def real_ports(asic: Asic, platform: str | None, speeds: list[int]) -> RealPorts:

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from lossless.grammar import plural
-from lossless.units import format_speed
+from lossless.text.grammar import plural
+from lossless.text.units import format_speed
 
 # The plot area of the small charts (headroom against cable, ECN against the PFC trigger).
 WIDTH, HEIGHT = 480, 250

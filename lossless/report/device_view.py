@@ -14,14 +14,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lossless.grammar import plural
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PfcTriggerPlan, PortPlan
 from lossless.planner.ecn import pfc_trigger_bytes
 from lossless.planner.oversubscription import Bandwidth, DeviceBandwidth
 from lossless.report import charts
 from lossless.report.names import name_ranges, names_text
-from lossless.units import format_speed
+from lossless.text.grammar import plural
+from lossless.text.units import format_speed
 
 MISSING = "–"
 

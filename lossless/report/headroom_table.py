@@ -11,7 +11,7 @@ from rich.table import Table
 from lossless.asics import Asic
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult, inputs_record
 from lossless.report.console import console
-from lossless.units import format_bytes, format_speed
+from lossless.text.units import format_bytes, format_speed
 
 Row = tuple[HeadroomInputs, HeadroomResult]
 FIELDS = ("speed_mbps", "cable_m", "port_mtu", "lanes", "xon", "xoff", "size")

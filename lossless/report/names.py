@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from lossless import ranges
+from lossless.text import ranges
 
 _PIECES = re.compile(r"([0-9]+)")
 

@@ -24,7 +24,7 @@ from lossless.model import Inventory
 from lossless.plan import FabricPlan
 from lossless.report.device_view import ECN_COLUMNS, HEADROOM_COLUMNS
 from lossless.report.view import STATUS_TEXT, ReportView, build_report
-from lossless.resources import resource_path
+from lossless.system.resources import resource_path
 
 HTML_FILE = "index.html"
 MARKDOWN_FILE = "report.md"

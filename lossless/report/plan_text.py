@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
-from lossless.units import format_bytes, format_speed
+from lossless.text.units import format_bytes, format_speed
 from lossless.vendors import not_expressed
 
 if TYPE_CHECKING:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lossless import __version__
-from lossless.grammar import plural
 from lossless.lint.registry import RULES, Finding, LintResult
 from lossless.lint.report import records
 from lossless.model import Inventory
@@ -28,7 +27,8 @@ from lossless.report.device_view import (
     ratio_text,
 )
 from lossless.report.names import name_ranges, names_text
-from lossless.units import format_speed
+from lossless.text.grammar import plural
+from lossless.text.units import format_speed
 
 # Findings listed per rule before "and N more" (the counts stay whole).
 FINDINGS_SHOWN = 200

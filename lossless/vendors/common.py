@@ -37,7 +37,7 @@ def queue_plan(queue: int, strict: bool, weight: int | None, lossless_queues: se
 
 def read_config(path: str) -> str:
     """A config file's text (a regular file, size-capped, UTF-8), or bad input naming it."""
-    from lossless.files import read_text
+    from lossless.system.files import read_text
 
     return read_text(path, "config")
 

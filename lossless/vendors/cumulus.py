@@ -50,7 +50,7 @@ from ruamel.yaml import YAML
 
 from lossless.deploy.impact import DISRUPTIVE, HITLESS, PFC_DISAGREE, ImpactRule, description
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
-from lossless.units import format_speed, whole_metres
+from lossless.text.units import format_speed, whole_metres
 from lossless.vendors import imported_when_read
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue

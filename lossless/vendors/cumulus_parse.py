@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, WatchdogPlan
-from lossless.units import parse_speed
+from lossless.text.units import parse_speed
 from lossless.vendors import cumulus_defaults as defaults
 from lossless.vendors.common import classify_traffic, queue_plan, read_config
 from lossless.vendors.cumulus import HASH_FIELDS, PROFILE

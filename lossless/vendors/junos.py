@@ -55,7 +55,7 @@ from lossless.plan import (
     WatchdogPlan,
     replaced,
 )
-from lossless.units import whole_metres
+from lossless.text.units import whole_metres
 from lossless.vendors import imported_when_read
 from lossless.vendors.common import earliest_ecn, expressed_facts, group
 from lossless.vendors.junos_statements import Statement, read

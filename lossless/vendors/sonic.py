@@ -42,7 +42,7 @@ from lossless.plan import (
     PortPlan,
     shared_parts,
 )
-from lossless.units import whole_metres
+from lossless.text.units import whole_metres
 from lossless.vendors import imported_when_read
 from lossless.vendors.common import expressed_facts
 from lossless.vendors.sonic_platform import (
