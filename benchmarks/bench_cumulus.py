@@ -25,8 +25,8 @@ from generate_clos import generate  # noqa: E402
 
 from lossless.inventory import load_inventory  # noqa: E402
 from lossless.planner.fabric import plan_fabric  # noqa: E402
-from lossless.render import render_device  # noqa: E402
-from lossless.vendors import cumulus  # noqa: E402
+from lossless.vendors.cumulus import parse as cumulus_parse  # noqa: E402
+from lossless.vendors.rendering import render_device  # noqa: E402
 
 
 def cumulus_inventory(gpus: int, radix: int) -> str:
@@ -64,7 +64,9 @@ def main() -> None:
 
             def parse_all(devices=devices, texts=texts) -> None:
                 for device in devices:
-                    cumulus.parse(texts[device.name], f"{device.name}.yaml", device.name, device)
+                    cumulus_parse.parse(
+                        texts[device.name], f"{device.name}.yaml", device.name, device
+                    )
 
             render_s = best_of(3, render_all)
             parse_s = best_of(3, parse_all)

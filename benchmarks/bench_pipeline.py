@@ -214,9 +214,9 @@ def render_floor(inventory: Path, work: Path) -> dict[str, tuple[int, float, flo
     this one, and a child's peak RSS counts its parent's memory at the fork."""
     from lossless.inventory import load_inventory
     from lossless.planner.fabric import plan_fabric
-    from lossless.render import environment as jinja_environment
-    from lossless.render import file_name, render_device
-    from lossless.vendors import vendor_for
+    from lossless.vendors.registry import vendor_for
+    from lossless.vendors.rendering import environment as jinja_environment
+    from lossless.vendors.rendering import file_name, render_device
 
     plan = plan_fabric(load_inventory(inventory))
     by_os = defaultdict(list)

@@ -25,7 +25,7 @@ from generate_clos import generate  # noqa: E402
 
 from lossless.inventory import load_inventory  # noqa: E402
 from lossless.planner.fabric import plan_fabric  # noqa: E402
-from lossless.render import render_fabric  # noqa: E402
+from lossless.vendors.rendering import render_fabric  # noqa: E402
 
 
 def best_of(runs: int, action):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from lossless import __version__
 from lossless.errors import InputError, UsageError
 from lossless.text.grammar import plural
-from lossless.vendors import OS_NAMES
+from lossless.vendors.registry import OS_NAMES
 
 Handler = Callable[[argparse.Namespace], int]
 

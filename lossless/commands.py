@@ -180,7 +180,7 @@ def _explain_json(plan: FabricPlan, device: str, port: str) -> dict:
 
 
 def render_command(args: argparse.Namespace) -> int:
-    from lossless.render import device_files, file_name, render_fabric
+    from lossless.vendors.rendering import device_files, file_name, render_fabric
 
     if args.hosts or args.server:
         from lossless.host_commands import render_hosts_command
@@ -218,10 +218,10 @@ def render_command(args: argparse.Namespace) -> int:
 def _write_configs(folder: Path, plan: FabricPlan, inventory: Inventory, out: TextIO) -> None:
     """Every planned device's config written into folder, and what the run did said to
     `out`: how many files changed, files no device renders, what an OS cannot express."""
-    from lossless.render import device_files, file_name
-    from lossless.render_check import orphan_files
     from lossless.report.not_expressed import not_expressed_lines
     from lossless.system.writing import write_rendered
+    from lossless.vendors.config_folder import orphan_files
+    from lossless.vendors.rendering import device_files, file_name
 
     names, text_of = device_files(plan)
     report = write_rendered(folder, names, text_of)
@@ -242,7 +242,7 @@ def _render_check(
     diff: bool,
 ) -> int:
     """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
-    from lossless.render_check import check_folder, unified_diff
+    from lossless.vendors.config_folder import check_folder, unified_diff
 
     check = check_folder(folder, names, text_of, every_file)
     index = {name: number for number, name in enumerate(names)}

@@ -113,7 +113,7 @@ class PortPlan:
     # What the port classifies ingress traffic by: "dscp" (every plan), or what a config
     # states or leaves to the OS default ("cos", "none")
     trust: str = field(default="dscp", metadata=NOT_IN_JSON)
-    # Where each fact was stated (fact name as in vendors.common.PORT_FACTS -> FILE:LINE:COL):
+    # Where each fact was stated (fact name as in vendors.facts.PORT_FACTS -> FILE:LINE:COL):
     # the config line a parser read it from, or the inventory line that set it. Findings
     # about a fact point there; `source` is the fallback.
     sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
@@ -238,7 +238,7 @@ class DevicePlan:
     # False when the plan comes from a config that does not hold headroom (the switch sizes it)
     headroom_known: bool = True
     pfc_trigger: PfcTriggerPlan | None = None  # None when a config alone is linted
-    # Where each device fact was stated (names as in vendors.common.DEVICE_FACTS), see PortPlan
+    # Where each device fact was stated (names as in vendors.facts.DEVICE_FACTS), see PortPlan
     sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
     # Shared-buffer partitions, percent of the shared buffer ("ingress lossless", "egress
     # lossy", ...), for OSes whose config states them (Junos shared-buffer); empty otherwise.

@@ -16,12 +16,12 @@ from types import ModuleType
 
 from lossless.errors import InputError, Problem
 from lossless.plan import FabricPlan, NicPlan
-from lossless.render import environment
 from lossless.system.resources import resource_path
 from lossless.vendors import hosts_env, hosts_nvidia
-from lossless.vendors.common import group
+from lossless.vendors.grouping import group
 from lossless.vendors.hosts import INTERFACE_NAME, host_vendor
 from lossless.vendors.hosts_common import describe, traffic_class
+from lossless.vendors.rendering import environment
 
 COLLECTOR = "collect-host-state.sh"
 # A server name becomes a file name and a Kubernetes node label value (63 characters, alnum

@@ -12,8 +12,9 @@ import pytest
 from conftest import INVENTORIES, REPO
 from test_deploy_live import DIFF, _golden_file, _raises, _results, _running, mock  # noqa: F401
 
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, classify
+from lossless.deploy.impact import classify
 from lossless.deploy.order import ChangeOrder, Link, Phase, broken_links, push_batches
+from lossless.vendors.impact import DISRUPTIVE, HITLESS
 
 LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab"

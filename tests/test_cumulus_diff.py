@@ -16,8 +16,8 @@ from conftest import INVENTORIES, REPO
 from ruamel.yaml import YAML
 from test_diff_offline import _edit
 
-from lossless.vendors import cumulus
-from lossless.vendors.cumulus_read import read_nvue
+from lossless.vendors.cumulus import diff as cumulus_diff
+from lossless.vendors.cumulus.read import read_nvue
 
 LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab" / "leaf2.yaml"
@@ -160,8 +160,8 @@ def test_the_old_empty_watchdog_object_is_completed_not_removed(run, backups):
 def _owned_leaves():
     """One owned setting of each kind in the rendered config (numbers and ports folded)."""
     intended = read_nvue(GOLDEN.read_text(), "golden")
-    leaves = cumulus._leaves(intended.tree)
-    owned = cumulus._owned_prefixes(intended)
+    leaves = cumulus_diff._leaves(intended.tree)
+    owned = cumulus_diff._owned_prefixes(intended)
     kinds: dict[str, tuple] = {}
     for path in leaves:
         if any(path[: len(prefix)] == prefix for prefix in owned):
@@ -180,7 +180,7 @@ def test_a_running_config_missing_an_owned_setting_is_not_confirmed(path):
     for key in path[:-1]:
         node = node[key]
     value = node.pop(path[-1])
-    changes = cumulus.diff(_dump(tree), intended)
+    changes = cumulus_diff.diff(_dump(tree), intended)
     expected = " ".join(["nv", "set", *path]) + ("" if value == {} else f" {value}")
     assert any(change.startswith(expected.replace("GPU NIC", "'GPU NIC'")) for change in changes)
 

@@ -13,9 +13,10 @@ from conftest import INVENTORIES, REPO
 from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import cumulus
-from lossless.vendors.cumulus_read import read_nvue
+from lossless.vendors.cumulus import parse as cumulus_parse
+from lossless.vendors.cumulus import render as cumulus_render
+from lossless.vendors.cumulus.read import read_nvue
+from lossless.vendors.rendering import render_device
 
 GOLDEN = REPO / "golden" / "lab" / "leaf2.yaml"
 
@@ -26,7 +27,7 @@ def lab():
 
 
 def _parse(text: str, hint=None):
-    return cumulus.parse(textwrap.dedent(text).lstrip("\n"), "sw.txt", "sw", hint)
+    return cumulus_parse.parse(textwrap.dedent(text).lstrip("\n"), "sw.txt", "sw", hint)
 
 
 def _lossless_dscps(device):
@@ -76,9 +77,9 @@ def test_a_command_list_reads_like_the_yaml_it_stands_for(lab):
         nv config apply -y
     """
     from_commands = _parse(commands, device)
-    from_yaml = cumulus.parse(GOLDEN.read_text(), str(GOLDEN), "leaf2", device)
-    assert cumulus.expressed(from_commands) == cumulus.expressed(from_yaml)
-    assert cumulus.expressed(from_yaml) == cumulus.expressed(device)
+    from_yaml = cumulus_parse.parse(GOLDEN.read_text(), str(GOLDEN), "leaf2", device)
+    assert cumulus_render.expressed(from_commands) == cumulus_render.expressed(from_yaml)
+    assert cumulus_render.expressed(from_yaml) == cumulus_render.expressed(device)
 
 
 # -- what the switch does where the config is silent ------------------------------------------
@@ -220,7 +221,7 @@ def test_every_dscp_maps_exactly_as_planned(lab):
     Cumulus defaults, exactly the hosts' RoCE DSCP is in the lossless class and exactly
     the CNP DSCP in CNP's class."""
     device = lab.devices["leaf2"]
-    parsed = cumulus.parse(render_device(device, lab), "leaf2.yaml", "leaf2", device)
+    parsed = cumulus_parse.parse(render_device(device, lab), "leaf2.yaml", "leaf2", device)
     assert sorted(parsed.maps.dscp_to_tc) == list(range(64))
     assert _lossless_dscps(parsed) == [device.roce_dscp]
     cnp = sorted(d for d, tc in parsed.maps.dscp_to_tc.items() if tc == device.cnp_priority)
@@ -364,7 +365,7 @@ def test_another_os_config_is_not_an_nvue_config(run, name):
 
 def test_empty_file_is_not_an_nvue_config(tmp_path):
     with pytest.raises(InputError, match="this is not an NVUE config"):
-        cumulus.parse("# nothing here\n\n", "e.yaml", "e")
+        cumulus_parse.parse("# nothing here\n\n", "e.yaml", "e")
 
 
 def test_mutated_configs_never_crash():
@@ -396,7 +397,7 @@ def test_mutated_configs_never_crash():
             if not lines:
                 lines = ["nv set interface swp1"]
         with contextlib.suppress(InputError):
-            cumulus.parse("\n".join(lines) + "\n", f"m{case}.yaml", "m")
+            cumulus_parse.parse("\n".join(lines) + "\n", f"m{case}.yaml", "m")
 
 
 @pytest.mark.parametrize(
@@ -408,7 +409,7 @@ def test_mutated_configs_never_crash():
     ids=["commands", "yaml"],
 )
 def test_windows_line_ends_and_byte_order_mark_are_read(text):
-    assert cumulus.parse(text, "w.txt", "w").ports["swp1"].lossless
+    assert cumulus_parse.parse(text, "w.txt", "w").ports["swp1"].lossless
 
 
 def test_commands_after_the_last_apply_are_pending_not_in_effect():

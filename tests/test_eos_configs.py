@@ -13,8 +13,8 @@ from conftest import INVENTORIES, REPO
 from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
-from lossless.vendors import eos
-from lossless.vendors.eos_parse import parse
+from lossless.vendors.eos import render as eos_render
+from lossless.vendors.eos.parse import parse
 
 CORPUS = REPO / "tests" / "configs" / "eos"
 GOLDEN = REPO / "golden" / "lab"
@@ -182,14 +182,14 @@ def test_speed_is_stated_only_off_the_platform_default():
     plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
     device = plan.devices["spine1"]  # Tomahawk 4: 400G on 8 lanes is the default
     port = device.ports["Ethernet1/1"]
-    assert not eos.states_speed(port, device)
+    assert not eos_render.states_speed(port, device)
     port.speed_mbps, port.lanes = 100_000, 2
-    assert eos.states_speed(port, device) and eos.speed_token(port) == "100g-2"
+    assert eos_render.states_speed(port, device) and eos_render.speed_token(port) == "100g-2"
 
 
 def test_every_queue_is_explicit_and_none_above_roce_is_strict_by_default():
     plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
-    queues = eos.eos_queues(plan.devices["spine1"])
+    queues = eos_render.eos_queues(plan.devices["spine1"])
     assert [(q.queue, q.scheduler) for q in queues] == [
         (0, "dwrr"),
         (1, "dwrr"),

@@ -16,8 +16,8 @@ from lossless.errors import InputError
 from lossless.inventory import resolve
 from lossless.inventory.yamlsource import Document, load_yaml
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_fabric
 from lossless.text import ranges
+from lossless.vendors.rendering import render_fabric
 
 LAB = (INVENTORIES / "lab.yaml").read_text()
 

@@ -12,8 +12,8 @@ from conftest import INVENTORIES, REPO
 from test_deploy_live import DIFF, _results, mock  # noqa: F401  (mock is a fixture)
 from test_junos_lint import REMOVED
 
-from lossless.vendors import junos
-from lossless.vendors.junos_statements import read
+from lossless.vendors.junos import diff as junos_diff
+from lossless.vendors.junos.statements import read
 
 LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab" / "leaf4.conf"
@@ -83,7 +83,7 @@ def test_diff_owns_our_objects_only():
         "interfaces {\n    et-0/0/0 {\n        unit 0 {\n            family inet {\n"
         "                address 10.1.0.0/31;\n            }\n        }\n    }\n}\n"
     )
-    changes = junos.diff(running, intended)
+    changes = junos_diff.diff(running, intended)
     cos = "class-of-service "
     assert changes == [
         f"delete {cos}drop-profiles ROCE_ECN interpolate fill-level [ 5 50 ]",

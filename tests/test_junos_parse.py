@@ -15,9 +15,9 @@ from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.lint.registry import lint
 from lossless.planner.fabric import plan_fabric
-from lossless.vendors import junos
-from lossless.vendors.junos_parse import parse, parse_file
-from lossless.vendors.junos_statements import read
+from lossless.vendors.junos import render as junos_render
+from lossless.vendors.junos.parse import parse, parse_file
+from lossless.vendors.junos.statements import read
 
 CORPUS = Path(__file__).parent / "configs" / "junos"
 GOLDEN = REPO / "golden" / "lab"
@@ -162,7 +162,7 @@ def test_set_and_brace_formats_read_the_same():
     text = (GOLDEN / "leaf4.conf").read_text()
     set_text = "\n".join("set " + s.text for s in read(text, "x").statements) + "\n"
     brace, flat = parse(text, "b", "leaf4"), parse(set_text, "s", "leaf4")
-    assert junos.expressed(brace) == junos.expressed(flat)
+    assert junos_render.expressed(brace) == junos_render.expressed(flat)
 
 
 def test_delete_and_deactivate_commands_apply_in_order():
@@ -235,6 +235,6 @@ def test_mutated_configs_parse_or_are_bad_input_never_a_crash():
         except InputError as error:
             assert str(error).startswith("m.conf:"), str(error)
         else:
-            junos.expressed(device)
+            junos_render.expressed(device)
             fabric = dataclasses.replace(plan, devices={**plan.devices, "leaf4": device})
             lint(fabric)  # every rule runs on what was read

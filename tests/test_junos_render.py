@@ -12,10 +12,11 @@ from conftest import INVENTORIES
 from lossless.inventory import load_inventory
 from lossless.lint.drift import drift
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import junos, not_expressed
-from lossless.vendors.junos_parse import parse
-from lossless.vendors.junos_statements import read
+from lossless.vendors.junos import render as junos_render
+from lossless.vendors.junos.parse import parse
+from lossless.vendors.junos.statements import read
+from lossless.vendors.registry import not_expressed, vendor_for
+from lossless.vendors.rendering import render_device
 
 JUNOS_LEAF = """
 fabric:
@@ -90,7 +91,7 @@ def test_ecn_fill_levels_are_percent_of_the_queues_partition_share(leaf4):
     """fill = thresholds / (P/100 * PFC trigger), P the egress lossless partition."""
     device, text = leaf4
     ecn = device.ports["et-0/0/0"].ecn[0]
-    share = junos.partitions(device)["egress lossless"]
+    share = junos_render.partitions(device)["egress lossless"]
     buffer = share / 100 * ecn.pfc_trigger_bytes
     low = math.floor(100 * ecn.min_bytes / buffer + 0.5)
     high = math.floor(100 * ecn.max_bytes / buffer + 0.5)
@@ -107,7 +108,7 @@ def test_shared_buffer_partitions_are_the_jvds(leaf4):
     device, text = leaf4
     budget = device.budget
     small = dataclasses.replace(budget, total_headroom_bytes=budget.buffer_bytes // 20)
-    assert junos.partitions(dataclasses.replace(device, budget=small)) == {
+    assert junos_render.partitions(dataclasses.replace(device, budget=small)) == {
         "ingress lossless": 80,
         "ingress lossless-headroom": 10,
         "ingress lossy": 10,
@@ -115,7 +116,7 @@ def test_shared_buffer_partitions_are_the_jvds(leaf4):
         "egress lossy": 20,
     }
     lines = _statements(text)
-    for key, percent in junos.partitions(device).items():
+    for key, percent in junos_render.partitions(device).items():
         side, partition = key.split()
         statement = f"class-of-service shared-buffer {side} buffer-partition {partition} percent"
         assert f"{statement} {percent}" in lines
@@ -125,7 +126,7 @@ def test_the_headroom_partition_grows_to_hold_the_planned_headroom(leaf4):
     device, _ = leaf4
     budget = device.budget
     big = dataclasses.replace(budget, total_headroom_bytes=budget.buffer_bytes * 23 // 100)
-    shares = junos.partitions(dataclasses.replace(device, budget=big))
+    shares = junos_render.partitions(dataclasses.replace(device, budget=big))
     assert shares["ingress lossless-headroom"] == 23
     assert shares["ingress lossless"] == shares["egress lossless"] == 67
     assert sum(v for k, v in shares.items() if k.startswith("ingress")) == 100
@@ -171,13 +172,15 @@ def test_what_junos_cannot_say_is_listed(leaf4):
 def test_the_rendered_config_read_back_with_the_inventory_has_no_drift(leaf4):
     device, text = leaf4
     parsed = parse(text, "leaf4.conf", "leaf4", device)
-    assert drift(device, parsed, junos) == []
-    assert junos.expressed(parsed) == junos.expressed(junos.as_rendered(device))
+    assert drift(device, parsed, vendor_for("junos")) == []
+    assert junos_render.expressed(parsed) == junos_render.expressed(
+        junos_render.as_rendered(device)
+    )
 
 
 def test_as_rendered_swaps_the_roce_queue_with_queue_4_only(leaf4):
     device, _ = leaf4
-    rendered = junos.as_rendered(device)
+    rendered = junos_render.as_rendered(device)
     assert rendered.maps.tc_to_queue == {0: 0, 1: 1, 2: 2, 3: 4, 4: 3, 5: 5, 6: 6, 7: 7}
     assert [(q.queue, q.traffic) for q in rendered.queues] == [
         (0, "default"),

@@ -10,8 +10,8 @@ from conftest import INVENTORIES, REPO
 
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import VENDORS
+from lossless.vendors.registry import OS_NAMES, vendor_for
+from lossless.vendors.rendering import render_device
 
 LAB = str(INVENTORIES / "lab.yaml")
 
@@ -22,11 +22,9 @@ def test_parse_of_render_equals_the_plan(inventory):
     plan = plan_fabric(load_inventory(INVENTORIES / inventory))
     checked = 0
     for device in plan.devices.values():
-        vendor = VENDORS[device.os]
-        if not hasattr(vendor, "parse_file"):
-            continue
+        vendor = vendor_for(device.os)
         parsed = vendor.parse(render_device(device, plan), f"{device.name}.x", device.name)
-        intended = vendor.as_rendered(device) if hasattr(vendor, "as_rendered") else device
+        intended = vendor.as_rendered(device)
         assert vendor.expressed(parsed) == vendor.expressed(intended), device.name
         checked += 1
     assert checked
@@ -150,11 +148,16 @@ def test_config_alone_needs_an_os_and_no_inventory(run, configs):
     )
 
 
-def test_every_os_has_a_parser():
-    assert all(
-        hasattr(vendor, "parse_file") and hasattr(vendor, "expressed")
-        for vendor in VENDORS.values()
-    )
+def test_every_os_has_a_parser_and_a_differ():
+    """Every OS package names modules that exist and offer what Vendor says they do."""
+    from importlib import import_module
+
+    for os_name in OS_NAMES:
+        vendor = vendor_for(os_name)
+        assert vendor.os == os_name
+        assert callable(import_module(vendor.parser).parse), os_name
+        assert callable(import_module(vendor.differ).diff), os_name
+        assert vendor.impact, os_name
 
 
 def test_missing_config_is_a_warning(run, configs):

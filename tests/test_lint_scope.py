@@ -29,12 +29,12 @@ def test_rendered_configs_parsed_not_skipped_lint_clean(run, configs):
 
 
 def test_a_config_identical_to_the_render_is_not_parsed(run, configs, monkeypatch):
-    from lossless.vendors import eos
+    from lossless.vendors.eos import parse as eos_parse
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("parsed a config identical to the render")
 
-    monkeypatch.setattr(eos, "parse", refuse)
+    monkeypatch.setattr(eos_parse, "parse", refuse)
     assert run("lint", LAB, "--configs", str(configs)).code == 0
 
 

@@ -16,9 +16,10 @@ from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import nxos
-from lossless.vendors.nxos_parse import parse
+from lossless.vendors.nxos import render as nxos_render
+from lossless.vendors.nxos.parse import parse
+from lossless.vendors.registry import vendor_for
+from lossless.vendors.rendering import render_device
 
 CORPUS = REPO / "tests" / "configs" / "nxos"
 GOLDEN = REPO / "golden" / "lab"
@@ -130,7 +131,7 @@ def test_the_cnp_dscp_has_its_own_class_matched_first():
     plan = _lab()
     device = plan.devices["leaf3"]
     device.maps.dscp_to_tc[49] = 6  # another DSCP in the CNP traffic class
-    [cnp, *others] = nxos.classes(device)
+    [cnp, *others] = nxos_render.classes(device)
     assert (cnp["name"], cnp["dscps"], cnp["tc"]) == ("CNP", "48", 6)
     assert [(c["name"], c["dscps"]) for c in others] == [("ROCE", "26"), ("TC6", "49")]
 
@@ -192,12 +193,12 @@ def test_ecmp_rotate_and_universal_id():
 def test_watchdog_timers_are_whole_intervals():
     plan = _lab()
     device = plan.devices["leaf3"]
-    assert nxos.watchdog_settings(device.watchdog) == (100, 2, 2)
+    assert nxos_render.watchdog_settings(device.watchdog) == (100, 2, 2)
     device.watchdog = replaced(device.watchdog, detection_ms=250, poll_ms=50)
-    assert nxos.watchdog_settings(device.watchdog) == (100, 3, 2)  # poll at least 100 ms
-    assert nxos.watchdog_timers(device.watchdog) == (100, 300, 200)
+    assert nxos_render.watchdog_settings(device.watchdog) == (100, 3, 2)  # poll at least 100 ms
+    assert nxos_render.watchdog_timers(device.watchdog) == (100, 300, 200)
     # `plan` and `render` say so, and that per-port timers and other actions cannot be said
-    from lossless.vendors import not_expressed
+    from lossless.vendors.registry import not_expressed
 
     for port in device.ports.values():
         port.watchdog = device.watchdog
@@ -223,11 +224,11 @@ def test_pause_buffer_only_when_the_inventory_asks(tmp_path):
     assert "  service-policy type queuing input QOS_INGRESS" in text
     parsed = parse(text, "f", "leaf3")
     assert parsed.headroom_known and parsed.headroom_settings.override
-    assert nxos.expressed(parsed) == nxos.expressed(device)
+    assert nxos_render.expressed(parsed) == nxos_render.expressed(device)
     # the plan lists the bytes as not expressed only while the switch sizes headroom
-    assert nxos.NOT_EXPRESSED["headroom.bytes"](device) is None
+    assert nxos_render.NOT_EXPRESSED["headroom.bytes"](device) is None
     device.headroom_settings.override = False
-    assert "headroom.override" in nxos.NOT_EXPRESSED["headroom.bytes"](device)
+    assert "headroom.override" in nxos_render.NOT_EXPRESSED["headroom.bytes"](device)
 
 
 def test_a_port_whose_ecn_differs_gets_its_own_egress_policy():
@@ -241,7 +242,7 @@ def test_a_port_whose_ecn_differs_gets_its_own_egress_policy():
     parsed = parse(text, "f", "leaf3")
     assert [e.max_bytes for e in parsed.ports["Ethernet1/32"].ecn] == [1_200_000]
     assert [e.max_bytes for e in parsed.ports["Ethernet1/31"].ecn] == [500_000]
-    assert nxos.expressed(parsed) == nxos.expressed(device)
+    assert nxos_render.expressed(parsed) == nxos_render.expressed(device)
 
 
 def test_interface_ranges_and_abbreviations():
@@ -425,14 +426,14 @@ def test_a_missing_pause_buffer_is_drift_when_the_inventory_asks_for_it():
     text = render_device(device, plan)
     removed = text.replace("  service-policy type queuing input QOS_INGRESS\n", "")
     parsed = parse(removed, "leaf3.cfg", "leaf3", hint=device)
-    findings = [f for f in drift(device, parsed, nxos) if "PFC headroom" in f.message]
+    findings = [f for f in drift(device, parsed, vendor_for("nxos")) if "PFC headroom" in f.message]
     system_line = removed.splitlines().index("system qos") + 1
     assert findings and {f.source for f in findings} == {f"leaf3.cfg:{system_line}:1"}
     assert "not set in the config" in findings[0].message
 
 
 def test_value_lists_are_bounded():
-    from lossless.vendors.nxos_parse import numbers
+    from lossless.vendors.nxos.parse import numbers
 
     assert numbers("24-31,af41 ef cs6") == [*range(24, 32), 34, 46, 48]
     assert numbers("60-999999999") == [60, 61, 62, 63]

@@ -137,8 +137,8 @@ def test_the_progress_bar_draws_without_a_thread(monkeypatch, capsys):
 
 @needs_fork
 def test_render_in_workers_writes_what_one_process_writes(workers, tmp_path, monkeypatch):
-    from lossless.render import render_device
     from lossless.system.writing import write_rendered
+    from lossless.vendors.rendering import render_device
 
     plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
     devices = list(plan.devices.values())

@@ -210,8 +210,8 @@ def test_render_json_text_and_lint_leave_the_plan_as_planned(example):
     from lossless.lint.registry import lint
     from lossless.plan_json import write_plan_json
     from lossless.planner.fabric import plan_fabric
-    from lossless.render import render_device
     from lossless.report.plan_text import write_plan_text
+    from lossless.vendors.rendering import render_device
 
     inventory = load_inventory(example)
     plan = plan_fabric(inventory)

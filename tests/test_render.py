@@ -305,7 +305,7 @@ def sonic_yang():
         import libyang  # noqa: F401  (fail, do not skip, in CI)
     else:
         pytest.importorskip("libyang", reason="libyang not installed: run bash .ci/install")
-    from lossless.vendors.sonic_yang import SonicYang
+    from lossless.vendors.sonic.yang import SonicYang
 
     return SonicYang(YANG_DIR)
 
@@ -322,7 +322,7 @@ def _sonic_devices(inventory):
 def test_every_sonic_output_is_valid_yang(sonic_yang, inventory, tmp_path):
     from sonic_base import merged_with_device
 
-    from lossless.render import render_device
+    from lossless.vendors.rendering import render_device
 
     plan, devices = _sonic_devices(inventory)
     assert devices
@@ -353,8 +353,8 @@ def test_every_sonic_output_is_valid_yang(sonic_yang, inventory, tmp_path):
 def test_yang_validation_rejects_broken_sonic_config(sonic_yang, table, key, field, value, message):
     from sonic_base import merged_with_device
 
-    from lossless.render import render_device
-    from lossless.vendors.sonic_yang import SonicYangError
+    from lossless.vendors.rendering import render_device
+    from lossless.vendors.sonic.yang import SonicYangError
 
     plan, devices = _sonic_devices(LAB)
     device = next(d for d in devices if d.name == "leaf1")

@@ -15,8 +15,10 @@ from conftest import INVENTORIES, REPO
 
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import sonic
+from lossless.vendors.rendering import render_device
+from lossless.vendors.sonic import diff as sonic_diff
+from lossless.vendors.sonic import parse as sonic_parse
+from lossless.vendors.sonic import render as sonic_render
 
 LAB = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
 LEAF1 = LAB.devices["leaf1"]
@@ -189,7 +191,7 @@ def _resolve(db: dict, pointer: str) -> object:
 
 
 def _patch(running: dict) -> list[dict]:
-    return sonic.diff(json.dumps(running, indent=4), INTENDED)
+    return sonic_diff.diff(json.dumps(running, indent=4), INTENDED)
 
 
 def test_the_patch_never_removes_what_the_switch_owns():
@@ -210,8 +212,8 @@ def test_the_patch_never_removes_what_the_switch_owns():
 def test_applying_the_patch_gives_the_plan():
     running = running_config()
     patched = jsonpatch.apply_patch(running, _patch(running))
-    parsed = sonic.parse(json.dumps(patched, indent=4), "leaf1.json", "leaf1", LEAF1)
-    want, have = sonic.expressed(LEAF1), sonic.expressed(parsed)
+    parsed = sonic_parse.parse(json.dumps(patched, indent=4), "leaf1.json", "leaf1", LEAF1)
+    want, have = sonic_render.expressed(LEAF1), sonic_render.expressed(parsed)
     for fact in set(want) - {"ports", "queues"}:
         assert have[fact] == want[fact], fact
     # The switch keeps its own settings of queues the plan does not state (schedulers of
@@ -223,7 +225,7 @@ def test_applying_the_patch_gives_the_plan():
         ]
         assert have["ports"][name] == want["ports"][name], name
     assert {q[0]: q for q in have["queues"] if q[0] in planned_queues} == planned_queues
-    assert sonic.diff(json.dumps(patched), INTENDED) == []  # and nothing is left to do
+    assert sonic_diff.diff(json.dumps(patched), INTENDED) == []  # and nothing is left to do
 
 
 def test_the_sku_lossless_pg_range_is_replaced_not_left_overlapping():
@@ -348,7 +350,7 @@ def test_offline_diff_reports_the_refusal_as_bad_input(run, tmp_path):
 
 
 def test_the_golden_backup_gives_no_change():
-    assert sonic.diff((REPO / "golden" / "lab" / "leaf1.json").read_text(), INTENDED) == []
+    assert sonic_diff.diff((REPO / "golden" / "lab" / "leaf1.json").read_text(), INTENDED) == []
     assert copy.deepcopy(json.loads(INTENDED))  # the fragment is JSON
 
 
@@ -383,6 +385,6 @@ def test_pool_size_stays_and_only_the_shared_headroom_pool_xoff_is_ours(write):
         "ingress_lossless_pool": {"mode": "dynamic", "size": "50000000", "type": "ingress"},
         "egress_lossy_pool": {"mode": "dynamic", "size": "40000000", "type": "egress"},
     }
-    assert sonic.diff(json.dumps(running), intended) == [
+    assert sonic_diff.diff(json.dumps(running), intended) == [
         {"op": "add", "path": "/BUFFER_POOL/ingress_lossless_pool/xoff", "value": xoff}
     ]

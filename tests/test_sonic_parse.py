@@ -15,8 +15,9 @@ from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.plan import HEADROOM_BY_SWITCH
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import sonic
+from lossless.vendors.rendering import render_device
+from lossless.vendors.sonic import parse as sonic_parse
+from lossless.vendors.sonic import render as sonic_render
 
 CORPUS = REPO / "tests" / "configs" / "sonic"
 GOLDEN = REPO / "golden" / "lab"
@@ -26,7 +27,7 @@ DYNAMIC = json.loads((CORPUS / "sn5600-dynamic.json").read_text())
 
 
 def _parse(db: dict, hint=None, name="leaf1"):
-    return sonic.parse(json.dumps(db, indent=4), "running.json", name, hint)
+    return sonic_parse.parse(json.dumps(db, indent=4), "running.json", name, hint)
 
 
 # -- bad input -------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ def test_another_os_config_is_not_a_sonic_config_db(run, name):
 
 def test_unlisted_dscps_go_to_tc_0_and_the_global_map_applies_to_unbound_ports():
     """sn5600-dynamic.json lists only 26->3 and 48->6 in a map bound per port and globally."""
-    device = sonic.parse_file(str(CORPUS / "sn5600-dynamic.json"), "x")
+    device = sonic_parse.parse_file(str(CORPUS / "sn5600-dynamic.json"), "x")
     assert {d for d, tc in device.maps.dscp_to_tc.items() if tc != 0} == {26, 48}
     db = copy.deepcopy(DYNAMIC)
     for entry in db["PORT_QOS_MAP"].values():
@@ -137,8 +138,8 @@ def test_the_hosts_dscps_and_only_they_land_in_the_lossless_and_cnp_classes():
         cnp = {d for d, tc in device.maps.dscp_to_tc.items() if tc == planned.cnp_priority}
         return lossless, cnp
 
-    ours = sonic.parse(render_device(planned, LAB), "leaf1.json", "leaf1", planned)
-    running = sonic.parse_file(str(CORPUS / "sn5600-dynamic.json"), "leaf1", planned)
+    ours = sonic_parse.parse(render_device(planned, LAB), "leaf1.json", "leaf1", planned)
+    running = sonic_parse.parse_file(str(CORPUS / "sn5600-dynamic.json"), "leaf1", planned)
     assert classes(ours) == classes(running) == ({26}, {48}) == classes(planned)
     assert (ours.roce_priority, ours.cnp_priority) == (3, 6)
     azure = copy.deepcopy(DYNAMIC)
@@ -156,7 +157,7 @@ def test_the_hosts_dscps_and_only_they_land_in_the_lossless_and_cnp_classes():
 
 
 def test_null_profile_is_headroom_sized_by_the_switch_only_on_the_dynamic_model():
-    device = sonic.parse_file(str(CORPUS / "sn5600-dynamic.json"), "x")
+    device = sonic_parse.parse_file(str(CORPUS / "sn5600-dynamic.json"), "x")
     [headroom] = device.ports["Ethernet0"].headroom
     assert headroom.model == HEADROOM_BY_SWITCH and headroom.priority_group == 3
     traditional = copy.deepcopy(DYNAMIC)
@@ -166,7 +167,7 @@ def test_null_profile_is_headroom_sized_by_the_switch_only_on_the_dynamic_model(
 
 def test_legacy_keys_and_references_are_read():
     """Comma-joined ports, index ranges and "[TABLE|name]" references (older sonic-cfggen)."""
-    device = sonic.parse_file(str(CORPUS / "z9332f-traditional-legacy-keys.json"), "x")
+    device = sonic_parse.parse_file(str(CORPUS / "z9332f-traditional-legacy-keys.json"), "x")
     for port in device.ports.values():
         assert port.pfc_priorities == [3, 4]
         assert [(h.priority_group, h.xoff) for h in port.headroom] == [(3, 297180), (4, 297180)]
@@ -176,7 +177,7 @@ def test_legacy_keys_and_references_are_read():
 
 def test_broadcom_profile_reads_in_the_plans_terms():
     """size 2540 is the guaranteed minimum; the headroom is xoff, the resume gap xon_offset."""
-    device = sonic.parse_file(str(CORPUS / "z9332f-traditional-legacy-keys.json"), "x")
+    device = sonic_parse.parse_file(str(CORPUS / "z9332f-traditional-legacy-keys.json"), "x")
     assert device.asic == "tomahawk-3"
     assert device.headroom_settings.shared_headroom_pool  # ingress_lossless_pool xoff
     [h3, _] = device.ports["Ethernet0"].headroom
@@ -214,8 +215,8 @@ def test_asic_from_device_metadata(platform, hwsku, asic):
 @pytest.mark.parametrize("name", sorted(VARIANTS.devices))
 def test_round_trip_of_every_buffer_form(name):
     device = VARIANTS.devices[name]
-    parsed = sonic.parse(render_device(device, VARIANTS), f"{name}.json", name, device)
-    assert sonic.expressed(parsed) == sonic.expressed(device)
+    parsed = sonic_parse.parse(render_device(device, VARIANTS), f"{name}.json", name, device)
+    assert sonic_render.expressed(parsed) == sonic_render.expressed(device)
     if name == "spine1":
         assert all(h.model == HEADROOM_BY_SWITCH for p in parsed.ports.values() for h in p.headroom)
 
@@ -226,9 +227,9 @@ def test_round_trip_notices_a_changed_override_profile():
     [profile] = db["BUFFER_PROFILE"].values()
     profile["xoff"] = str(int(profile["xoff"]) - 1024)
     parsed = _parse(db, device, "leaf-override")
-    assert sonic.expressed(parsed) != sonic.expressed(device)
+    assert sonic_render.expressed(parsed) != sonic_render.expressed(device)
 
 
 def test_bad_input_raises_input_error_not_key_error():
     with pytest.raises(InputError):
-        sonic.parse('{"PORT": {"Ethernet0": {"lanes": "0,x"}}}', "f.json", "f")
+        sonic_parse.parse('{"PORT": {"Ethernet0": {"lanes": "0,x"}}}', "f.json", "f")

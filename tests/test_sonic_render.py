@@ -14,8 +14,8 @@ from conftest import INVENTORIES, REPO
 
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
-from lossless.render import render_device
-from lossless.vendors import not_expressed
+from lossless.vendors.registry import not_expressed
+from lossless.vendors.rendering import render_device
 
 VARIANTS = REPO / "tests" / "configs" / "sonic" / "variants.yaml"
 PLAN = plan_fabric(load_inventory(VARIANTS))
@@ -169,7 +169,7 @@ def test_variants_are_valid_yang(name):
         pytest.skip("../shared/sonic-yang is not beside this checkout")
     from sonic_base import merged_with_device
 
-    from lossless.vendors.sonic_yang import SonicYang
+    from lossless.vendors.sonic.yang import SonicYang
 
     device = PLAN.devices[name]
     fragment = _db(name)

@@ -26,50 +26,11 @@ from typing import Any
 from jsonpointer import escape
 
 from lossless.text.grammar import plural
+from lossless.vendors.impact import DISRUPTIVE, IMPACTS, ImpactRule
+from lossless.vendors.registry import vendor_for
 
 # Why a PFC change must land on both ends of a link together (the same on every OS).
 LINK_SOURCE = "docs/reference/vendors.md 11e, docs/reference/physics.md 4 rule 6"
-HITLESS = "hitless"
-DISRUPTIVE = "disruptive"
-IMPACTS = (HITLESS, DISRUPTIVE)  # in order of severity
-
-
-@dataclass(frozen=True)
-class ImpactRule:
-    """One kind of change on one OS and what applying it does to traffic."""
-
-    pattern: str  # regex searched in the unit's text; a `port` group names the port it touches
-    impact: str  # HITLESS or DISRUPTIVE
-    reason: str  # what applying it does, in the user's terms
-    source: str  # the document that says so, with its evidence tag
-    link: bool = False  # PFC-coupled: both ends of a link must change together
-    within: str = ""  # CLI trees: a regex one of the enclosing section lines must match
-
-
-# Rules every OS has, with only the pattern its own: the vendor modules build them here.
-PFC_DISAGREE = "; lossless traffic is dropped while the two ends of the link disagree on PFC"
-
-
-def rehash(pattern: str) -> ImpactRule:
-    """A change of the ECMP hash fields or seed: every flow is hashed anew."""
-    return ImpactRule(
-        pattern,
-        DISRUPTIVE,
-        "ECMP rehash: established flows move to other paths (reordering and RoCE retransmissions)",
-        "docs/reference/physics.md 5 [DERIVED]",
-    )
-
-
-def description(pattern: str, within: str = "") -> ImpactRule:
-    """A port's description: nothing in forwarding reads it."""
-    return ImpactRule(
-        pattern,
-        HITLESS,
-        "a description changes nothing in forwarding",
-        "docs/change-impact.md",
-        within=within,
-    )
-
 
 UNCLASSIFIED = ImpactRule(
     "",
@@ -113,9 +74,7 @@ class _Unit:
 
 def classify(os_name: str, kind: str, changes: list[Any]) -> list[ChangeImpact]:
     """Each change unit of a device's diff with its impact, in the order of the changes."""
-    from lossless.vendors import vendor_for
-
-    rules: tuple[ImpactRule, ...] = getattr(vendor_for(os_name), "IMPACT", ())
+    rules = vendor_for(os_name).impact
     return [_classify(unit, rules) for unit in _units(kind, changes)]
 
 

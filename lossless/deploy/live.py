@@ -40,9 +40,9 @@ from lossless.deploy.order import (
 from lossless.errors import InputError, UsageError
 from lossless.lint.drift import drift
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.render import render_device
 from lossless.system.files import inside
-from lossless.vendors import vendor_for
+from lossless.vendors.registry import vendor_for
+from lossless.vendors.rendering import render_device
 from lossless.vendors.untrusted import diff_text, parse_config
 
 NAPALM_DRIVERS = {"eos": "eos", "nxos": "nxos", "junos": "junos"}
@@ -324,7 +324,7 @@ class Deployer:
             )
         except Exception as error:
             return LiveResult(device.name, "failed", message=f"read: {self._error(error)}")
-        kind = vendor_for(device.os).DIFF_KIND
+        kind = vendor_for(device.os).diff_kind
         return LiveResult(
             device.name, "read", changes=changes, impacts=classify(device.os, kind, changes)
         )

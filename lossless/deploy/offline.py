@@ -19,17 +19,13 @@ from lossless.deploy.impact import (
     impact_summary,
 )
 from lossless.deploy.order import ChangeOrder, change_order
-from lossless.errors import UsageError
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.render import render_device
-from lossless.system.files import inside
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import plural
-from lossless.vendors import vendor_for
-from lossless.vendors.common import read_config
-from lossless.vendors.untrusted import diff_config
-
-BACKUP_SUFFIXES = ("", ".cfg", ".conf", ".txt", ".json", ".yaml")
+from lossless.vendors.config_folder import find_backup, folder_entries
+from lossless.vendors.registry import vendor_for
+from lossless.vendors.rendering import render_device
+from lossless.vendors.untrusted import diff_config, read_config
 
 
 @dataclass
@@ -39,7 +35,7 @@ class DeviceDiff:
     kind: str  # remediation, set-commands, json-patch, nvue-commands
     backup: str | None
     changes: list[Any] = field(default_factory=list)
-    apply: str = ""  # how to apply the changes on the switch (vendor APPLY_HINT), if told
+    apply: str = ""  # how to apply the changes on the switch (the vendor's apply_hint), if told
     impacts: list[ChangeImpact] = field(default_factory=list)  # per change unit
 
     @property
@@ -47,39 +43,6 @@ class DeviceDiff:
         if self.backup is None:
             return "missing-backup"
         return "changed" if self.changes else "unchanged"
-
-
-def folder_entries(folder: Path, what: str = "--running") -> dict[str, os.DirEntry[str]]:
-    """The folder's entries by name, read once for all its devices (a stat of every name a
-    backup may have, per device, cost a tenth of a second at 1,280 devices)."""
-    try:
-        with os.scandir(folder) as entries:
-            return {entry.name: entry for entry in entries}
-    except OSError as error:
-        raise UsageError(f"{what} {folder}: {error.strerror}") from None
-
-
-def find_backup(
-    folder: Path,
-    device: str,
-    extension: str,
-    what: str = "--running",
-    entries: dict[str, os.DirEntry[str]] | None = None,
-) -> Path | None:
-    """The device's backup in folder (`<device>.<ext>`, or as backup tools name it: Oxidized's
-    bare name, .cfg, .conf, ...); one that leads outside it (a symlink) is refused. `entries`:
-    the folder's, when the caller looks up many devices (folder_entries)."""
-    if entries is None:
-        entries = folder_entries(folder, what)
-    for suffix in (f".{extension}", *BACKUP_SUFFIXES):
-        entry = entries.get(f"{device}{suffix}")
-        if entry is None:
-            continue
-        if entry.is_symlink():
-            return inside(folder, entry.name, what)
-        if not entry.is_dir():  # a file of the folder itself: inside it
-            return folder / entry.name
-    return None
 
 
 def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
@@ -96,10 +59,8 @@ def _device_diff(
     device: DevicePlan, plan: FabricPlan, folder: Path, entries: dict[str, os.DirEntry[str]]
 ) -> DeviceDiff:
     vendor = vendor_for(device.os)
-    backup = find_backup(folder, device.name, vendor.EXTENSION, entries=entries)
-    result = DeviceDiff(
-        device.name, device.os, vendor.DIFF_KIND, None, apply=getattr(vendor, "APPLY_HINT", "")
-    )
+    backup = find_backup(folder, device.name, vendor.extension, entries=entries)
+    result = DeviceDiff(device.name, device.os, vendor.diff_kind, None, apply=vendor.apply_hint)
     if backup is not None:
         result.backup = str(backup)
         intended = render_device(device, plan)

@@ -22,9 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lossless.deploy.impact import HITLESS, ChangeImpact
+from lossless.deploy.impact import ChangeImpact
 from lossless.plan import FabricPlan
 from lossless.text.grammar import plural
+from lossless.vendors.impact import HITLESS
 
 UNCHANGED = "unchanged"
 HITLESS_ONLY = "hitless"

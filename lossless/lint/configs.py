@@ -11,25 +11,17 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from lossless.deploy.offline import find_backup, folder_entries
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan, replaced
-from lossless.render import render_device
 from lossless.system.parallel import ordered_map
-from lossless.vendors import vendor_for
-from lossless.vendors.common import read_config
+from lossless.vendors.config_folder import find_backup, folder_entries
+from lossless.vendors.registry import vendor_for
+from lossless.vendors.rendering import render_device
 from lossless.vendors.skeleton import skeleton_device
-from lossless.vendors.untrusted import parse_config, parse_config_file
-
-
-def _parser(os_name: str) -> Any:
-    """The OS's vendor module if it has a parser (PARSER: imported only when a config is
-    read, and most of a fabric's configs are as rendered)."""
-    vendor = vendor_for(os_name)
-    return vendor if getattr(vendor, "PARSER", None) else None
+from lossless.vendors.untrusted import parse_config, parse_config_file, read_config
+from lossless.vendors.vendor import Vendor
 
 
 def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None:
@@ -64,26 +56,20 @@ def fabric_from_configs(
     fabric = copy.copy(plan)
     fabric.devices = dict(plan.devices)
     findings: list[Finding] = []
-    found: list[tuple[DevicePlan, Any, str]] = []  # (planned, parser, config path)
+    found: list[tuple[DevicePlan, Vendor, str]] = []  # (planned, its OS, config path)
     entries = folder_entries(folder, "--configs")
     for name, planned in plan.devices.items():
         if progress is not None:
             progress(name)
-        vendor = _parser(planned.os)
-        extension = vendor_for(planned.os).EXTENSION
-        path = find_backup(folder, name, extension, "--configs", entries)
-        if vendor is None or path is None:
-            reason = (
-                f"no parser for {planned.os} yet"
-                if vendor is None
-                else f"no config for {name} in {folder}"
-            )
+        vendor = vendor_for(planned.os)
+        path = find_backup(folder, name, vendor.extension, "--configs", entries)
+        if path is None:
             findings.append(
                 Finding(
                     planned.source,
                     "LL201",
                     "warning",
-                    f"{reason}: checked from the inventory only",
+                    f"no config for {name} in {folder}: checked from the inventory only",
                     name,
                 )
             )
@@ -118,9 +104,6 @@ def fabric_from_config(
     Which DSCPs the hosts send RoCE and CNPs with is not in a switch config: given, the
     config's classes for them are checked; not given, they are read from the config (the
     lossless class and the strict-priority class)."""
-    vendor = _parser(os_name)
-    if vendor is None:
-        raise ValueError(f"no parser for {os_name} yet")
     name = path.stem
     hint = None
     if roce_dscp is not None or cnp_dscp is not None:

@@ -13,6 +13,7 @@ from typing import Any
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, located
 from lossless.text.units import format_speed
+from lossless.vendors.vendor import Vendor
 
 NOT_SET = "not set"
 
@@ -181,10 +182,10 @@ def describe(fact: str, have: Any, want: Any) -> str:
     return f"{label} is {show(have)} in the config, {show(want)} in the plan"
 
 
-def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Any) -> list[Finding]:
+def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Finding]:
     """LL200 findings: every fact the OS can express whose parsed value differs from the plan
     (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`)."""
-    intended = vendor.as_rendered(planned) if hasattr(vendor, "as_rendered") else planned
+    intended = vendor.as_rendered(planned)
     want, have = vendor.expressed(intended), vendor.expressed(parsed)
     findings = []
     for key in sorted(set(want) - {"ports"}):

@@ -16,7 +16,7 @@ from typing import Any
 from lossless.lint.registry import Finding
 from lossless.plan import FabricPlan, NicPlan
 from lossless.vendors import hosts_nvidia, hosts_nvidia_state
-from lossless.vendors.common import group
+from lossless.vendors.grouping import group
 from lossless.vendors.hosts import host_vendor
 
 # The settings a saved state shows, compared with the plan.

@@ -35,7 +35,7 @@ class Rule:
     explanation: str
     source: str
     check: Callable[..., Iterable[Any]]
-    # The plan facts the rule judges (names of vendors.common PORT_FACTS/DEVICE_FACTS): a
+    # The plan facts the rule judges (names of vendors.facts PORT_FACTS/DEVICE_FACTS): a
     # finding points where the first of them was stated (the config or inventory line).
     facts: tuple[str, ...] = ()
     # A port rule that reads only a port's settings (PORT_SETTINGS), never which port it is:

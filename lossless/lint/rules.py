@@ -13,7 +13,7 @@ from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.text.units import format_speed, whole_metres
-from lossless.vendors import max_mtu
+from lossless.vendors.registry import max_mtu
 
 ROCE_MIN_MTU = 9000
 # The IP MTU a 4096-byte RoCE v2 payload (the largest RDMA path MTU, the NICs' default) needs:

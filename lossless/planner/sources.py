@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lossless.model import Device, Link, Location, Port
 
-# plan fact (vendors.common PORT_FACTS / DEVICE_FACTS) -> policy keys, most specific first
+# plan fact (vendors.facts PORT_FACTS / DEVICE_FACTS) -> policy keys, most specific first
 PORT_FACT_POLICY = {
     "mtu": ("mtu",),
     "ecn": ("ecn",),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lossless.plan import DevicePlan
-from lossless.vendors import not_expressed
+from lossless.vendors.registry import not_expressed
 
 
 def not_expressed_lines(devices: Iterable[DevicePlan]) -> list[str]:

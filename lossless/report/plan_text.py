@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.text.units import format_bytes, format_speed
-from lossless.vendors import not_expressed
+from lossless.vendors.registry import not_expressed
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -55,3 +55,9 @@ def whole_metres(length_m: float) -> int:
 def format_bytes(value: int) -> str:
     """Bytes with thousands separators, as engineers read them in tables."""
     return f"{value:,}"
+
+
+def seconds(ms: int, decimals: int) -> str:
+    """Milliseconds as seconds with at most `decimals` decimals: 200 -> '0.2'."""
+    text = f"{ms / 1000:.{decimals}f}".rstrip("0").rstrip(".")
+    return text or "0"

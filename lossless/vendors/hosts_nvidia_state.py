@@ -28,8 +28,8 @@ from pathlib import Path
 
 from lossless.errors import InputError, Problem
 from lossless.plan import NicPlan
-from lossless.vendors.common import read_config
 from lossless.vendors.hosts_nvidia import DCQCN_KNOBS
+from lossless.vendors.untrusted import read_config
 
 QOS_FILE, SYSFS_FILE, PAUSE_FILE = "mlnx_qos.txt", "sysfs.txt", "ethtool-pause.txt"
 

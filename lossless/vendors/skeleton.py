@@ -1,4 +1,5 @@
-"""Where a parsed config starts: an empty device that knows only what a config cannot say.
+"""Where a parsed config starts: an empty device that knows only what a config cannot say,
+and what every parser fills in alike (a queue's traffic, the RoCE and CNP classes).
 
 Parsers read what is there and nothing else. A setting the config does not state takes the
 OS's default (each parser sets those) or stays unknown; it is never filled in from the plan,
@@ -28,6 +29,7 @@ from lossless.plan import (
     HeadroomSettings,
     PortPlan,
     QosMaps,
+    QueuePlan,
     WatchdogPlan,
 )
 
@@ -119,3 +121,44 @@ def skeleton_port(
 def new_port(identity: DevicePlan | None, name: str, source: str, mtu: int = 0) -> PortPlan:
     """A parsed port: empty, with the peer facts the inventory's plan has for it."""
     return skeleton_port(name, source, identity.ports.get(name) if identity else None, mtu)
+
+
+def queue_plan(
+    queue: int, strict: bool, weight: int | None, lossless_queues: set[int]
+) -> QueuePlan:
+    """A parsed queue: lossless ones carry RoCE, a strict one carries CNP, the rest default."""
+    lossless = queue in lossless_queues
+    traffic = "roce" if lossless else ("cnp" if strict else "default")
+    return QueuePlan(
+        queue, "strict" if strict else "dwrr", None if strict else weight, lossless, traffic
+    )
+
+
+def classify_traffic(device: DevicePlan, dscps_known: bool) -> None:
+    """The classes a parsed config gives RoCE and CNP traffic.
+
+    With the inventory (`dscps_known`), the DSCPs are what the hosts send and the classes are
+    whatever the config maps those DSCPs to, so a config that puts DSCP 26 in a lossy class
+    says so. A config alone does not say which DSCPs the hosts use: RoCE is then taken as the
+    lossless priority and CNP as the class of the strict-priority queue, each one's DSCP the
+    lowest mapped to it."""
+    maps = device.maps
+    if dscps_known:
+        device.roce_priority = maps.dscp_to_tc.get(device.roce_dscp, 0)
+        device.cnp_priority = maps.dscp_to_tc.get(device.cnp_dscp, 0)
+        return
+    if device.lossless_priorities:
+        device.roce_priority = device.lossless_priorities[0]
+        dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == device.roce_priority)
+        if dscps:
+            device.roce_dscp = dscps[0]
+    strict = [q for q in device.queues if q.scheduler == "strict"]
+    if strict:
+        cnp_tc = next(
+            (tc for tc, q in sorted(maps.tc_to_queue.items()) if q == strict[0].queue), None
+        )
+        if cnp_tc is not None:
+            device.cnp_priority = cnp_tc
+            dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == cnp_tc)
+            if dscps:
+                device.cnp_dscp = dscps[0]

@@ -11,7 +11,6 @@ that know better raise InputError with the real line themselves; that passes thr
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import sys
 from collections.abc import Iterator
@@ -24,16 +23,9 @@ from jsonpointer import JsonPointerException
 
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan
-from lossless.vendors import vendor_for
-from lossless.vendors.common import read_config
+from lossless.system.files import read_text
+from lossless.vendors.registry import vendor_for
 
-OS_NAMES = {
-    "sonic": "SONiC",
-    "cumulus": "Cumulus NVUE",
-    "eos": "EOS",
-    "nxos": "NX-OS",
-    "junos": "Junos",
-}
 # How parsers fail on data of a shape they do not expect (json.JSONDecodeError and
 # UnicodeDecodeError are ValueErrors).
 PARSER_ERRORS: tuple[type[BaseException], ...] = (
@@ -49,6 +41,11 @@ PARSER_ERRORS: tuple[type[BaseException], ...] = (
 MAX_REASON = 200
 # Larger than any buffer in bytes, rate in Mb/s or time in ms a config holds (1 TiB).
 MAX_CONFIG_NUMBER = 2**40
+
+
+def read_config(path: str) -> str:
+    """A config file's text (a regular file, size-capped, UTF-8), or bad input naming it."""
+    return read_text(path, "config")
 
 
 def _reason(error: BaseException) -> str:
@@ -71,7 +68,7 @@ def unreadable_is_bad_input(file: str, os_name: str) -> Iterator[None]:
     try:
         yield
     except _parser_errors() as error:
-        message = f"not a valid {OS_NAMES[os_name]} config: {_reason(error)}"
+        message = f"not a valid {vendor_for(os_name).title} config: {_reason(error)}"
         # json's errors know where they are; every other one is placed at the file's start
         where = (getattr(error, "lineno", 1), getattr(error, "colno", 1))
         raise InputError([Problem(file, *where, "", message)]) from None
@@ -128,10 +125,6 @@ def diff_text(os_name: str, running: str, intended: str, file: str) -> list[Any]
     """The changes from a running config's text (named `file` in errors) to the intended."""
     try:
         with unreadable_is_bad_input(file, os_name):
-            diff = vendor_for(os_name).diff
-            # A vendor whose diff reads the backup with line marks takes its file name.
-            if "running_file" in inspect.signature(diff).parameters:
-                return diff(running, intended, running_file=file)
-            return diff(running, intended)
+            return vendor_for(os_name).diff(running, intended, file)
     except InputError as error:
         raise InputError([replace(p, file=file) for p in error.problems]) from None

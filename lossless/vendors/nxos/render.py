@@ -42,24 +42,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lossless.deploy.impact import (
-    DISRUPTIVE,
-    HITLESS,
-    PFC_DISAGREE,
-    ImpactRule,
-    description,
-    rehash,
-)
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PortPlan, WatchdogPlan
-from lossless.vendors import imported_when_read
-from lossless.vendors.common import expressed_facts, group
+from lossless.vendors.facts import expressed_facts
+from lossless.vendors.grouping import group
+from lossless.vendors.vendor import NotExpressed
 
 TEMPLATE = "nxos/device.cfg.j2"
 EXTENSION = "cfg"
 QUEUES = 8
-# This OS's parser, imported when first read (vendor.parse)
-PARSER = "lossless.vendors.nxos_parse"
-__getattr__ = imported_when_read({"parse": PARSER, "parse_file": PARSER})
 DEFAULT_JUMBO_MTU = 9216  # `system jumbomtu`
 # PFC watchdog defaults: interval (ms, the poll), shutdown multiplier (intervals a queue is
 # stuck before it is shut: detection), auto-restore multiplier (intervals without pause
@@ -308,18 +298,6 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
     return facts
 
 
-# Whole QoS domains lossless owns on NX-OS; other sections (its policy-maps and class-maps)
-# only when the intended config has them.
-OWNED_SECTIONS = ("priority-flow-control ", "ip load-sharing ", "system qos", "system jumbomtu ")
-OWNED_INTERFACE_LINES = (
-    "mtu ",
-    "description ",
-    "priority-flow-control ",
-    "service-policy type qos ",
-    "service-policy type queuing ",
-)
-
-
 def _watchdog_rounding(device: DevicePlan) -> str | None:
     wd = device.watchdog
     planned = (wd.poll_ms, wd.detection_ms, wd.restoration_ms)
@@ -344,8 +322,8 @@ def _headroom_left_to_switch(device: DevicePlan) -> str | None:
     )
 
 
-# Plan values this config does not render (vendors/__init__.py PLAN_VALUES).
-NOT_EXPRESSED = {
+# Plan values this config does not render (vendors/vendor.py PLAN_VALUES).
+NOT_EXPRESSED: dict[str, NotExpressed] = {
     "ecmp.hash_fields": (
         "`ip load-sharing address source-destination port source-destination` hashes the "
         "addresses and L4 ports [NXAPI 'Configuring ECMP Load Balancing']; the IP protocol, "
@@ -368,159 +346,3 @@ NOT_EXPRESSED = {
         "not confirmed, so it is not rendered"
     ),
 }
-
-DIFF_KIND = "remediation"
-
-
-def diff(running: str, intended: str) -> list[str]:
-    """NX-OS remediation lines (hier_config) for the lossless-owned part of the config. A running
-    config that repeats a section (`interface X` twice) is merged first, as NX-OS reads it."""
-    from hier_config import Platform
-
-    from lossless.vendors.cli_tree import merged_text, parse_tree
-    from lossless.vendors.nxos_parse import REPEATABLE
-    from lossless.vendors.remediation import cli_remediation
-
-    return cli_remediation(
-        Platform.CISCO_NXOS,
-        merged_text(parse_tree(running, repeatable=REPEATABLE), indent="  "),
-        intended,
-        lambda text: text.startswith(OWNED_SECTIONS),
-        lambda line: line.startswith(OWNED_INTERFACE_LINES),
-    )
-
-
-# -- change impact (`lossless diff`: docs/change-impact.md) -------------------------------------
-# What committing each remediation line does to traffic (docs/reference/vendors.md 11b): PFC on
-# a port is set in both directions at once and does not flap it; on 9300-GX no-drop buffers
-# are allocated when it turns on; the network-qos policy (no-drop classes, class MTU) carves
-# the ingress buffer and is treated as disruptive. Rules see the line; `within` matches one of
-# the sections it is in.
-_IF = r"^interface (?P<port>\S+)"
-_PFC_GUIDE = "docs/reference/vendors.md 11b item {} [SRC]"
-_UNDOCUMENTED = "docs/reference/vendors.md 11b [UNV]"
-_MAPS = "the qos-group RoCE lands in must match the link peer's"
-IMPACT = (
-    description(r"^(no )?description", within=_IF),
-    ImpactRule(
-        r"^(no )?mtu ",
-        DISRUPTIVE,
-        "NX-OS does not document whether an interface MTU change keeps the link up: treated "
-        "as disruptive",
-        _UNDOCUMENTED,
-        within=_IF,
-    ),
-    ImpactRule(
-        r"^(no )?priority-flow-control watch-dog",
-        HITLESS,
-        "the port's PFC watchdog; it only watches no-drop queues",
-        _UNDOCUMENTED,
-        within=_IF,
-    ),
-    ImpactRule(
-        r"^(no )?priority-flow-control mode",
-        DISRUPTIVE,
-        "turns PFC on or off on the port in both directions at once (no port flap; 9300-GX "
-        "allocates or frees its no-drop buffers)" + PFC_DISAGREE,
-        f"{_PFC_GUIDE.format(1)}, {_PFC_GUIDE.format(2)}, {_PFC_GUIDE.format(3)}",
-        link=True,
-        within=_IF,
-    ),
-    ImpactRule(
-        r"^(no )?service-policy type qos ",
-        HITLESS,
-        "the port's DSCP classification; " + _MAPS,
-        f"{_UNDOCUMENTED}, docs/reference/physics.md 4 rule 12",
-        link=True,
-        within=_IF,
-    ),
-    ImpactRule(
-        r"^(no )?service-policy type queuing output",
-        HITLESS,
-        "the port's egress scheduling and ECN marking: no buffer, PFC or link change",
-        _UNDOCUMENTED,
-        within=_IF,
-    ),
-    ImpactRule(
-        r"pause pfc-cos",
-        DISRUPTIVE,
-        "changes the system's no-drop classes: which priorities every PFC port pauses and "
-        "honours, and the ingress buffer carved for them" + PFC_DISAGREE,
-        f"{_PFC_GUIDE.format(2)}, {_PFC_GUIDE.format(3)}, {_UNDOCUMENTED}",
-        link=True,
-        within=r"^policy-map type network-qos ",
-    ),
-    ImpactRule(
-        r"",
-        DISRUPTIVE,
-        "the network-qos policy (class MTU, no-drop classes) carves the ingress buffer of "
-        "every port",
-        f"docs/reference/vendors.md 2c [SRC], {_UNDOCUMENTED}",
-        within=r"^policy-map type network-qos ",
-    ),
-    ImpactRule(
-        r"^(no )?policy-map type network-qos ",
-        DISRUPTIVE,
-        "adds or removes a network-qos policy (no-drop classes, class MTU)" + PFC_DISAGREE,
-        f"docs/reference/vendors.md 2c [SRC], {_UNDOCUMENTED}",
-        link=True,
-    ),
-    ImpactRule(
-        r"^(no )?service-policy type network-qos ",
-        DISRUPTIVE,
-        "attaches another network-qos policy to the system: no-drop classes and buffer "
-        "carving of every port change" + PFC_DISAGREE,
-        f"docs/reference/vendors.md 2c [SRC], {_UNDOCUMENTED}",
-        link=True,
-        within=r"^system qos",
-    ),
-    ImpactRule(
-        r"pause buffer-size|^(no )?service-policy type queuing input",
-        DISRUPTIVE,
-        "the ingress PFC headroom (pause buffer and thresholds) of the no-drop class: a "
-        "buffer re-allocation",
-        "docs/reference/vendors.md 2c [2ND], " + _UNDOCUMENTED,
-    ),
-    ImpactRule(
-        r"^(no )?service-policy type queuing output",
-        HITLESS,
-        "the system's egress scheduling and ECN marking: no buffer, PFC or link change",
-        _UNDOCUMENTED,
-        within=r"^system qos",
-    ),
-    ImpactRule(
-        r"^(no )?(random-detect|bandwidth|priority level)",
-        HITLESS,
-        "egress scheduling or ECN marking thresholds: no buffer, PFC or link change",
-        _UNDOCUMENTED,
-        within=r"^policy-map type queuing ",
-    ),
-    ImpactRule(
-        r"",
-        HITLESS,
-        "DSCP classification into qos-groups; " + _MAPS,
-        f"{_UNDOCUMENTED}, docs/reference/physics.md 4 rule 12",
-        link=True,
-        within=r"^(class-map|policy-map) type qos ",
-    ),
-    ImpactRule(
-        r"^(no )?(class-map|policy-map) type qos ",
-        HITLESS,
-        "adds or removes a DSCP classification; " + _MAPS,
-        f"{_UNDOCUMENTED}, docs/reference/physics.md 4 rule 12",
-        link=True,
-    ),
-    ImpactRule(
-        r"^(no )?priority-flow-control (watch-dog|auto-restore|fixed-restore)",
-        HITLESS,
-        "PFC watchdog timers; the watchdog only watches no-drop queues",
-        _UNDOCUMENTED,
-    ),
-    rehash(r"^(no )?ip load-sharing "),
-    ImpactRule(
-        r"^(no )?system jumbomtu ",
-        HITLESS,
-        "the largest MTU an interface may take; no interface changes with it",
-        _UNDOCUMENTED,
-    ),
-)

@@ -35,15 +35,15 @@ from typing import Any
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcnPlan, HeadroomPlan, PortPlan, WatchdogPlan
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
-from lossless.vendors.common import classify_traffic, queue_plan, read_config
-from lossless.vendors.nxos import (
+from lossless.vendors.nxos.render import (
     DEFAULT_JUMBO_MTU,
     QUEUES,
     WATCHDOG_AUTO_RESTORE_MULTIPLIER,
     WATCHDOG_INTERVAL_MS,
     WATCHDOG_SHUTDOWN_MULTIPLIER,
 )
-from lossless.vendors.skeleton import new_port, skeleton_device
+from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
+from lossless.vendors.untrusted import read_config
 
 DEFAULT_MTU = 1500  # interface MTU
 DEFAULT_CLASS_MTU = 1500  # class MTU of the default network-qos policy

@@ -1,4 +1,5 @@
-"""Render device plans through the vendor templates."""
+"""Render device plans through their OS's template: one jinja2 environment for the run
+(StrictUndefined, no autoescape: configs are not HTML), the file each device's config goes to."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from lossless.model import Device
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.resources import resource_path
 from lossless.text import json_text
-from lossless.vendors import vendor_for
+from lossless.vendors.registry import vendor_for
 
 
 @cache
@@ -30,12 +31,12 @@ def environment() -> Environment:
 
 
 def file_name(device: DevicePlan | Device) -> str:
-    return f"{device.name}.{vendor_for(device.os).EXTENSION}"
+    return f"{device.name}.{vendor_for(device.os).extension}"
 
 
 def render_device(device: DevicePlan, fabric: FabricPlan) -> str:
     vendor = vendor_for(device.os)
-    template = environment().get_template(vendor.TEMPLATE)
+    template = environment().get_template(vendor.template)
     text = template.render(**vendor.context(device, fabric))
     return text if text.endswith("\n") else text + "\n"
 

@@ -26,9 +26,9 @@ from typing import Any
 from lossless.asics import catalogue
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
-from lossless.vendors.common import classify_traffic, read_config
-from lossless.vendors.eos import DEFAULT_HASH_FIELDS, HASH_FIELDS, platform_speed
-from lossless.vendors.skeleton import new_port, skeleton_device
+from lossless.vendors.eos.render import DEFAULT_HASH_FIELDS, HASH_FIELDS, platform_speed
+from lossless.vendors.skeleton import classify_traffic, new_port, skeleton_device
+from lossless.vendors.untrusted import read_config
 
 DEFAULT_MTU = 1500
 DEFAULT_WATCHDOG_ACTION = "errdisable"

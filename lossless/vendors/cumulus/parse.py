@@ -1,9 +1,9 @@
 """Read a Cumulus Linux 5.x NVUE configuration back into a DevicePlan: the YAML of
 `nv config show -o yaml` (a fragment or a full startup.yaml) or an `nv set`/`nv unset`
-command list (cumulus_read turns either into one tree), with the line of every fact.
+command list (read.py turns either into one tree), with the line of every fact.
 
 What a port gets is what the switch would do: the values the config states, on top of the
-`qos roce` preset when it is on, on top of Cumulus's own defaults (cumulus_defaults, each
+`qos roce` preset when it is on, on top of Cumulus's own defaults (defaults.py, each
 cited). Profiles follow NVUE's rules: a port bound to a profile (`interface swp1 qos pfc
 profile P`) takes that profile, every other port the `default-global` one; NVUE maps switch
 priorities to traffic classes only through `egress-queue-mapping default-global`.
@@ -25,11 +25,11 @@ from typing import Any
 
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, WatchdogPlan
 from lossless.text.units import parse_speed
-from lossless.vendors import cumulus_defaults as defaults
-from lossless.vendors.common import classify_traffic, queue_plan, read_config
-from lossless.vendors.cumulus import HASH_FIELDS, PROFILE
-from lossless.vendors.cumulus_read import NvueConfig, Path, read_nvue
-from lossless.vendors.skeleton import new_port, skeleton_device
+from lossless.vendors.cumulus import defaults
+from lossless.vendors.cumulus.read import NvueConfig, Path, read_nvue
+from lossless.vendors.cumulus.render import HASH_FIELDS, PROFILE
+from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
+from lossless.vendors.untrusted import read_config
 
 _SWP = re.compile(r"swp\d+(?:s\d+)?")
 ON = ("on", "off", "enabled", "disabled")
@@ -319,7 +319,7 @@ class _Reader:
     def _watchdog(self, ports: list[PortPlan]) -> tuple[WatchdogPlan, str]:
         """Switch-wide timers (detection = polling interval x robustness) on each port that
         enables it. Restoration is not a setting (PFC comes back after a polling interval
-        without pause frames): 0, not judged (NOT_EXPRESSED in vendors.cumulus)."""
+        without pause frames): 0, not judged (NOT_EXPRESSED in cumulus/render.py)."""
         path = ("qos", "pfc-watchdog")
         config = self.config
         poll = config.integer((*path, "polling-interval"), 1, 1_000_000)

@@ -21,7 +21,7 @@ What the config leaves out takes SONiC's default (sources in docs/vendors/sonic.
 A lossless PG whose profile is "NULL" (or a `headroom_type: dynamic` profile) on a
 dynamic-model switch is sized by the switch (HEADROOM_BY_SWITCH); on a traditional switch a
 NULL profile is a reference bufferorch cannot resolve: no headroom. ASIC from DEVICE_METADATA
-platform/hwsku where known (sonic_platform.asic_from_metadata), else the inventory's.
+platform/hwsku where known (platform.asic_from_metadata), else the inventory's.
 """
 
 from __future__ import annotations
@@ -43,17 +43,17 @@ from lossless.plan import (
     WatchdogPlan,
     replaced,
 )
-from lossless.vendors.common import classify_traffic, queue_plan, read_config
-from lossless.vendors.skeleton import new_port, skeleton_device
-from lossless.vendors.sonic import HASH_FIELDS
-from lossless.vendors.sonic_json import ConfigDb, load_config_db, reference
-from lossless.vendors.sonic_platform import (
+from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
+from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
+from lossless.vendors.sonic.platform import (
     DYNAMIC,
     asic_from_metadata,
     asic_vendor,
     broadcom_form,
     headroom_from_profile,
 )
+from lossless.vendors.sonic.render import HASH_FIELDS
+from lossless.vendors.untrusted import read_config
 
 DEFAULT_MTU = 9100
 DEFAULT_POLL_MS = 100

@@ -33,8 +33,8 @@ from typing import Any
 
 from jsonpointer import escape
 
-from lossless.deploy.impact import DISRUPTIVE, HITLESS, ImpactRule, rehash
-from lossless.vendors.sonic_json import reference
+from lossless.vendors.impact import DISRUPTIVE, HITLESS, ImpactRule, rehash
+from lossless.vendors.sonic.config_db import reference
 
 ALL = "all"  # every field of our own named entries
 RENDERED = "rendered"  # only the fields the fragment has (CABLE_LENGTH: our ports' lengths)

@@ -7,7 +7,7 @@ define ingress_lossless_pool, egress_lossless_profile and egress_lossy_profile).
 table is what it is (docs/vendors/sonic.md has the long form):
 
 * DEVICE_METADATA|localhost buffer_model: the buffer model the fragment is written for
-  (sonic_platform.buffer_model); `diff` refuses a switch running the other model.
+  (platform.buffer_model); `diff` refuses a switch running the other model.
 * DSCP_TO_TC_MAP: all 64 DSCPs, so nothing is left to the SAI default (a DSCP missing from a
   bound map goes to the port's default TC 0, SAI_PORT_ATTR_QOS_DEFAULT_TC).
 * BUFFER_PG of a lossless PG (one key per run of PGs, `Ethernet0|3-4`, as buffermgrd writes):
@@ -24,7 +24,7 @@ table is what it is (docs/vendors/sonic.md has the long form):
     buffermgrd gives the port (`swss:cfgmgr/buffermgr.cpp` doSpeedUpdateTask), because it
     reuses an existing profile of that name and rewrites the PG to its own otherwise. Ports
     sharing the name get the largest headroom of them. On Broadcom the profile is in the
-    vendor's form (sonic_platform.broadcom_form).
+    vendor's form (platform.broadcom_form).
 * SWITCH_HASH|GLOBAL ecmp_hash: the plan's hash fields (sonic-hash.yang; switchorch's
   generic hash, `swss:orchagent/switchorch.cpp`). Seed, offset and resilient hashing are
   not CONFIG_DB settings (NOT_EXPRESSED).
@@ -43,19 +43,18 @@ from lossless.plan import (
     shared_parts,
 )
 from lossless.text.units import whole_metres
-from lossless.vendors import imported_when_read
-from lossless.vendors.common import expressed_facts
-from lossless.vendors.sonic_platform import (
+from lossless.vendors.facts import expressed_facts
+from lossless.vendors.sonic.platform import (
     DYNAMIC,
     broadcom_form,
     buffer_model,
     headroom_from_profile,
     pg_minimum_bytes,
 )
+from lossless.vendors.vendor import NotExpressed
 
 TEMPLATE = "sonic/config_db.json.j2"
 EXTENSION = "json"
-DIFF_KIND = "json-patch"
 MAP_NAME = "ROCE"
 LOSSLESS_POOL = "ingress_lossless_pool"
 EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
@@ -82,16 +81,6 @@ HASH_FIELDS: dict[str, tuple[str, ...]] = {
         "INNER_L4_DST_PORT",
     ),
 }
-# This OS's parser and offline diff, imported when first read (vendor.parse, vendor.diff)
-PARSER = "lossless.vendors.sonic_parse"
-__getattr__ = imported_when_read(
-    {
-        "parse": PARSER,
-        "parse_file": PARSER,
-        "diff": "lossless.vendors.sonic_diff",
-        "IMPACT": "lossless.vendors.sonic_diff",
-    }
-)
 
 
 def scheduler_name(traffic: str) -> str:
@@ -431,7 +420,7 @@ SEED_REASON = (
     "CONFIG_DB has no field for it (bi:dockers/docker-orchagent/switch.json.j2, "
     "swss:orchagent/switchorch.cpp)"
 )
-NOT_EXPRESSED = {
+NOT_EXPRESSED: dict[str, NotExpressed] = {
     "ecmp.seed": SEED_REASON,
     "ecmp.hash_offset": SEED_REASON.replace("ecmp_hash_seed", "ecmp_hash_offset").replace(
         "LeafRouter 10, SpineRouter 25", "LeafRouter 10, others 0"

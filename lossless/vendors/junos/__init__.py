@@ -1,0 +1,25 @@
+"""Juniper Junos (QFX5220/5230/5240): class of service in brace format.
+
+render: the plan in its terms (templates/junos/); parse: a config back into a plan;
+diff: a running config to ours, and what each change does to traffic;
+statements: a config, brace or `set` format, as its active statements
+"""
+
+from __future__ import annotations
+
+from lossless.vendors.junos import render
+from lossless.vendors.vendor import Vendor
+
+VENDOR = Vendor(
+    os="junos",
+    title="Junos",
+    template=render.TEMPLATE,
+    extension=render.EXTENSION,
+    context=render.context,
+    expressed=render.expressed,
+    not_expressed=render.NOT_EXPRESSED,
+    parser="lossless.vendors.junos.parse",
+    differ="lossless.vendors.junos.diff",
+    diff_kind="set-commands",
+    as_rendered=render.as_rendered,
+)

@@ -1,0 +1,24 @@
+"""Cisco NX-OS (Nexus 9000): CLI as `show running-config` prints it.
+
+render: the plan in its terms (templates/nxos/); parse: a config back into a plan;
+diff: a running config to ours, and what each change does to traffic.
+"""
+
+from __future__ import annotations
+
+from lossless.vendors.nxos import render
+from lossless.vendors.vendor import Vendor
+
+VENDOR = Vendor(
+    os="nxos",
+    title="NX-OS",
+    template=render.TEMPLATE,
+    extension=render.EXTENSION,
+    context=render.context,
+    expressed=render.expressed,
+    not_expressed=render.NOT_EXPRESSED,
+    parser="lossless.vendors.nxos.parse",
+    differ="lossless.vendors.nxos.diff",
+    diff_kind="remediation",
+    max_mtu=render.MAX_MTU,
+)
