@@ -24,10 +24,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_plan import best_of  # noqa: E402
 from generate_clos import generate  # noqa: E402
 
+from lossless.hosts.plan import plan_nics  # noqa: E402
+from lossless.hosts.render import render_hosts  # noqa: E402
 from lossless.inventory import load_inventory  # noqa: E402
 from lossless.plan import FabricPlan  # noqa: E402
-from lossless.planner.hosts import plan_nics  # noqa: E402
-from lossless.render_hosts import render_hosts  # noqa: E402
 
 
 def main() -> None:

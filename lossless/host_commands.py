@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 from lossless.errors import UsageError
+from lossless.hosts.plan import plan_nics
+from lossless.hosts.render import render_hosts
 from lossless.inventory import load_inventory
 from lossless.inventory.schema import suggest
 from lossless.lint.registry import Finding
 from lossless.plan import FabricPlan
-from lossless.planner.hosts import plan_nics
-from lossless.render_hosts import render_hosts
 from lossless.system.writing import drift, write_atomically
 from lossless.text.grammar import plural
 
@@ -62,7 +62,7 @@ def render_hosts_command(args: argparse.Namespace) -> int:
 
 
 def read_host_state(plan: FabricPlan, folder_name: str) -> tuple[FabricPlan, list[Finding]]:
-    from lossless.lint.host_state import fabric_from_host_state
+    from lossless.hosts.state import fabric_from_host_state
 
     folder = Path(folder_name)
     if not folder.is_dir():

@@ -13,11 +13,11 @@ import pytest
 from conftest import INVENTORIES, REPO
 
 from lossless.errors import InputError
+from lossless.hosts.nvidia_state import parse_state
+from lossless.hosts.state import STATE_FIELDS, fabric_from_host_state
 from lossless.inventory import load_inventory
-from lossless.lint.host_state import STATE_FIELDS, fabric_from_host_state
 from lossless.lint.registry import lint
 from lossless.planner.fabric import plan_fabric
-from lossless.vendors.hosts_nvidia_state import parse_state
 
 LAB = str(INVENTORIES / "lab.yaml")
 DATA = Path(__file__).parent / "data"
@@ -289,7 +289,7 @@ def test_a_missing_setting_is_a_difference_not_the_plan(tmp_path):
     planned = PLAN.nics["gpu01:eth0"]
     state = parse_state(_state_folder(tmp_path, "ofed41.txt"), planned)
     assert state.cnp_dscp is None and state.ecn_np is None and state.mtu is None
-    from lossless.lint.host_state import host_drift
+    from lossless.hosts.state import host_drift
 
     messages = {f.message for f in host_drift(planned, state)}
     assert "gpu01:eth0: cnp_dscp is not in the saved state, the plan has 48" in messages

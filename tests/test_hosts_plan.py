@@ -8,10 +8,10 @@ import textwrap
 import pytest
 from conftest import INVENTORIES
 
+from lossless.hosts.plan import plan_nics
 from lossless.inventory import load_inventory
 from lossless.lint.registry import lint
 from lossless.planner.fabric import plan_fabric
-from lossless.planner.hosts import plan_nics
 
 BASE = """
 fabric:

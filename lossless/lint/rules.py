@@ -599,4 +599,5 @@ def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
 
 # Rules kept in modules of their own register on import: LL109 and LL130-LL135 (hosts),
 # LL140-LL142 (PFC deadlock).
-from lossless.lint import deadlock_rules, host_rules  # noqa: E402, F401
+from lossless.hosts import rules as host_rules  # noqa: E402, F401
+from lossless.lint import deadlock_rules  # noqa: E402, F401

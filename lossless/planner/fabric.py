@@ -6,6 +6,7 @@ from functools import partial
 from typing import Literal
 
 from lossless.asics import Asic
+from lossless.hosts.plan import plan_nics
 from lossless.model import Device, Inventory, Location, Port, WatchdogPolicy
 from lossless.plan import (
     DevicePlan,
@@ -23,7 +24,6 @@ from lossless.planner.ecmp import plan_ecmp
 from lossless.planner.ecn import ecn_thresholds
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
-from lossless.planner.hosts import plan_nics
 from lossless.planner.pfc_trigger import Trigger, plan_trigger, real_ports
 from lossless.planner.qos import plan_maps, plan_queues, plan_watchdog
 from lossless.planner.sources import Sources

@@ -1,7 +1,7 @@
 """`lossless render --hosts`: the host end of every link, per server.
 
 For each server: `<server>.sh`, a shell script that sets its NICs (through each NIC vendor's
-tools: lossless/vendors/hosts_*.py, templates/hosts/); `<server>.nicconfig.yaml`, NVIDIA
+tools: lossless/hosts/vendors.py, templates/hosts/); `<server>.nicconfig.yaml`, NVIDIA
 nic-configuration-operator resources for its ConnectX/BlueField NICs; `<server>.nccl.env`,
 the NCCL/UCX environment that matches the NICs' RoCE class. Plus `collect-host-state.sh`,
 which saves a host's state for `lossless lint --host-state`. Models lossless does not render
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from types import ModuleType
 
 from lossless.errors import InputError, Problem
+from lossless.hosts import nccl_env, nvidia
+from lossless.hosts.values import describe, traffic_class
+from lossless.hosts.vendors import INTERFACE_NAME, host_vendor
 from lossless.plan import FabricPlan, NicPlan
 from lossless.system.resources import resource_path
-from lossless.vendors import hosts_env, hosts_nvidia
 from lossless.vendors.grouping import group
-from lossless.vendors.hosts import INTERFACE_NAME, host_vendor
-from lossless.vendors.hosts_common import describe, traffic_class
 from lossless.vendors.rendering import environment
 
 COLLECTOR = "collect-host-state.sh"
@@ -87,7 +87,7 @@ def _script(
 def _environment_file(
     fabric: FabricPlan, server: str, nics: list[NicPlan]
 ) -> tuple[str | None, list[Problem]]:
-    entries, problems = hosts_env.environment(nics)
+    entries, problems = nccl_env.environment(nics)
     if problems:
         return None, [problem_at(nics[0].source, f"{server}: {p}") for p in problems]
     if not entries:
@@ -95,14 +95,14 @@ def _environment_file(
     dscp = next(n.roce_dscp for n in nics if n.roce_dscp is not None)
     text = (
         environment()
-        .get_template(hosts_env.TEMPLATE)
+        .get_template(nccl_env.TEMPLATE)
         .render(
             server=server,
             fabric=fabric.name,
             dscp=dscp,
             traffic_class=traffic_class(dscp),
             entries=entries,
-            notes=hosts_env.notes(nics),
+            notes=nccl_env.notes(nics),
         )
     )
     return text, []
@@ -111,7 +111,7 @@ def _environment_file(
 def _operator_file(
     fabric: FabricPlan, server: str, nics: list[NicPlan]
 ) -> tuple[str | None, list[str]]:
-    documents, notes = hosts_nvidia.operator_documents(server, nics)
+    documents, notes = nvidia.operator_documents(server, nics)
     if not documents:
         return None, notes
     text = (
@@ -120,7 +120,7 @@ def _operator_file(
         .render(
             server=server,
             fabric=fabric.name,
-            documents=hosts_nvidia.operator_yaml(documents).rstrip("\n"),
+            documents=nvidia.operator_yaml(documents).rstrip("\n"),
         )
     )
     return text, notes
@@ -159,9 +159,9 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
         problems += env_problems
         if env_text:
             result.files[f"{server}.nccl.env"] = env_text
-        nvidia = [nic for nic, module in rendered if module is hosts_nvidia]
-        if nvidia:
-            operator_text, notes = _operator_file(fabric, server, nvidia)
+        nvidia_nics = [nic for nic, module in rendered if module is nvidia]
+        if nvidia_nics:
+            operator_text, notes = _operator_file(fabric, server, nvidia_nics)
             result.notes += notes
             if operator_text:
                 result.files[f"{server}.nicconfig.yaml"] = operator_text

@@ -15,8 +15,8 @@ NCCL sets up its QPs with verbs, not RDMA-CM, so the NIC's default RoCE ToS does
 
 from __future__ import annotations
 
+from lossless.hosts.values import traffic_class
 from lossless.plan import NicPlan
-from lossless.vendors.hosts_common import traffic_class
 
 TEMPLATE = "hosts/nccl.env.j2"
 

@@ -25,7 +25,7 @@ Each knob and where it is documented:
   of every QP of the port where the MLNX_OFED driver has it:
   `/sys/class/infiniband/DEV/tc/1/traffic_class` (reads back as "Global tclass=N"; MLNX_OFED
   "RDMA over Converged Ethernet (RoCE)" user manual). NCCL does not use RDMA-CM: its traffic
-  class is NCCL_IB_TC in the environment file (hosts_env).
+  class is NCCL_IB_TC in the environment file (nccl_env.py).
 * MTU: `ip link set dev IF mtu N` (iproute2 ip-link(8)); 802.3x pause off:
   `ethtool -A IF rx off tx off` (ethtool(8); docs/reference/physics.md 4 rule 7).
 * The RDMA device of an interface: /sys/class/net/IF/device/infiniband/DEV (sysfs).
@@ -48,8 +48,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from lossless.hosts.values import pfc_vector, traffic_class
 from lossless.plan import NicPlan
-from lossless.vendors.hosts_common import pfc_vector, traffic_class
 
 NAME = "NVIDIA ConnectX (mlx5)"
 TEMPLATE = "hosts/nvidia.sh.j2"

@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 from types import ModuleType
 
-from lossless.vendors import hosts_broadcom, hosts_nvidia
+from lossless.hosts import broadcom, nvidia
 
 # NIC model (as the inventory writes it) -> the module that renders it.
 HOST_VENDORS: list[tuple[re.Pattern[str], ModuleType]] = [
-    (re.compile(r"^\s*(connectx|cx-?\d|bluefield)", re.I), hosts_nvidia),
+    (re.compile(r"^\s*(connectx|cx-?\d|bluefield)", re.I), nvidia),
     (
         re.compile(r"^\s*(bcm57[0-9]{3}|thor|netxtreme|[pn][0-9]{3,4}[a-z]?g\b)", re.I),
-        hosts_broadcom,
+        broadcom,
     ),
 ]
 

@@ -1,7 +1,7 @@
 """Lint hosts' saved NIC state (`lossless lint INVENTORY --host-state DIR`).
 
 DIR holds what collect-host-state.sh saves: DIR/<server>/<interface>/ (see
-lossless/vendors/hosts_nvidia_state.py). Each NIC's state is read into a NicPlan that replaces
+lossless/vendors/nvidia_state.py). Each NIC's state is read into a NicPlan that replaces
 the planned one, so the host rules (LL109, LL130-LL135) compare the NIC as it is with the
 switch port at the other end of its cable; every setting that differs from the plan is LL210
 host drift, at the file and line it was read from.
@@ -13,11 +13,11 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from lossless.hosts import nvidia, nvidia_state
+from lossless.hosts.vendors import host_vendor
 from lossless.lint.registry import Finding
 from lossless.plan import FabricPlan, NicPlan
-from lossless.vendors import hosts_nvidia, hosts_nvidia_state
 from lossless.vendors.grouping import group
-from lossless.vendors.hosts import host_vendor
 
 # The settings a saved state shows, compared with the plan.
 STATE_FIELDS = (
@@ -104,7 +104,7 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
             findings.append(_missing(nics[0], f"no saved state in {folder / server}"))
             continue
         for nic in nics:
-            if host_vendor(nic.model) is not hosts_nvidia:
+            if host_vendor(nic.model) is not nvidia:
                 model = nic.model or "model-less"
                 findings.append(_missing(nic, f"the state of {model} NICs is not read yet"))
                 continue
@@ -112,7 +112,7 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
             if nic_folder is None or not nic_folder.is_dir():
                 findings.append(_missing(nic, f"no saved state in {server_folder / nic.name}"))
                 continue
-            state = hosts_nvidia_state.parse_state(nic_folder, nic)
+            state = nvidia_state.parse_state(nic_folder, nic)
             findings += host_drift(nic, state)
             fabric.nics[f"{server}:{nic.name}"] = state
     return fabric, findings
