@@ -24,7 +24,7 @@ from bench_plan import best_of  # noqa: E402
 from generate_clos import generate  # noqa: E402
 
 from lossless.inventory import load_inventory  # noqa: E402
-from lossless.lint.registry import lint  # noqa: E402
+from lossless.lint.runner import lint  # noqa: E402
 from lossless.planner.fabric import plan_fabric  # noqa: E402
 from lossless.report.page import render_html, render_markdown  # noqa: E402
 from lossless.report.view import build_report  # noqa: E402

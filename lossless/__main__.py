@@ -1,3 +1,3 @@
-from lossless.cli import main
+from lossless.cli.main import main
 
 raise SystemExit(main())

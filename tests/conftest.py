@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from lossless.cli import main
+from lossless.cli.main import main
 
 # Property tests explore new inputs on every local run; in CI (CI=true) they replay the same
 # ones, so a submission's result does not depend on the draw. A counterexample found locally

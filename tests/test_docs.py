@@ -79,7 +79,7 @@ def _documented_lossless_commands():
 @pytest.mark.parametrize("argv", list(_documented_lossless_commands()))
 def test_documented_commands_parse(argv):
     """Every `lossless ...` line in the README names real commands, options and choices."""
-    from lossless.cli import build_parser
+    from lossless.cli.parser import build_parser
 
     try:
         build_parser().parse_args(argv)

@@ -27,7 +27,7 @@ import pytest
 from conftest import EXAMPLES, REPO, walk
 from ruamel.yaml import YAML
 
-from lossless.cli import main
+from lossless.cli.main import main
 
 SEED = 20_250_909
 # LOSSLESS_FUZZ_SCALE=20 runs twenty times as many cases (a deeper search, by hand).
@@ -238,12 +238,16 @@ def _mutated(path: Path, case: int) -> str:
 def lab_loaded_once(monkeypatch):
     """The config cases all lint and diff against the unchanged lab inventory: load it once
     (the YAML parse is most of a run's time), so the cases spend their time on the configs."""
-    from lossless import commands
+    from lossless.cli import inputs
 
-    load = commands.load_inventory
+    load = inputs.load_inventory
     loaded = functools.cache(load)
     monkeypatch.setattr(
-        commands, "load_inventory", lambda path: loaded(path) if Path(path) == LAB else load(path)
+        inputs,
+        "load_inventory",
+        lambda path, rule_ids: (
+            loaded(path, rule_ids) if Path(path) == LAB else load(path, rule_ids)
+        ),
     )
 
 

@@ -16,7 +16,7 @@ from lossless.errors import InputError
 from lossless.hosts.nvidia_state import parse_state
 from lossless.hosts.state import STATE_FIELDS, fabric_from_host_state
 from lossless.inventory import load_inventory
-from lossless.lint.registry import lint
+from lossless.lint.runner import lint
 from lossless.planner.fabric import plan_fabric
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -78,7 +78,7 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory):
-    from lossless.cli import main
+    from lossless.cli.main import main
 
     out = tmp_path_factory.mktemp("hosts")
     assert main(["render", LAB, "-o", str(out), "--hosts", "--server", "gpu01"]) == 0
@@ -340,7 +340,7 @@ def test_collector_is_the_shipped_one(hosts):
 
 
 def test_broadcom_script_runs_bnxt_setupcc_once(tmp_path):
-    from lossless.cli import main
+    from lossless.cli.main import main
 
     out = tmp_path / "hosts"
     assert main(["render", LAB, "-o", str(out), "--hosts", "--server", "gpu03"]) == 0

@@ -261,12 +261,12 @@ def test_headroom_refuses_an_infinite_cable(run):
 
 
 def test_an_unexpected_exception_is_one_line_and_exit_3(run, monkeypatch):
-    from lossless import commands
+    from lossless.cli import plan as plan_commands
 
     def broken(_args):
         raise KeyError("default")
 
-    monkeypatch.setattr(commands, "plan_command", broken)
+    monkeypatch.setattr(plan_commands, "plan_command", broken)
     result = run("plan", str(INVENTORIES / "lab.yaml"))
     assert result.code == 3
     assert result.err == "lossless: internal error: KeyError: 'default' (please report)\n"

@@ -10,7 +10,7 @@ from conftest import INVENTORIES
 
 from lossless.hosts.plan import plan_nics
 from lossless.inventory import load_inventory
-from lossless.lint.registry import lint
+from lossless.lint.runner import lint
 from lossless.planner.fabric import plan_fabric
 
 BASE = """

@@ -25,7 +25,7 @@ LAB_HOST_FILES = {
 
 @pytest.fixture(scope="module")
 def lab_hosts(tmp_path_factory):
-    from lossless.cli import main
+    from lossless.cli.main import main
 
     out = tmp_path_factory.mktemp("hosts")
     assert main(["render", LAB, "-o", str(out), "--hosts"]) == 0

@@ -18,7 +18,7 @@ PARSERS |= {"lossless.vendors.sonic.diff", "lossless.lint.configs"}
 def _imported_by(*argv: str) -> set[str]:
     code = (
         "import json, sys\n"
-        "from lossless.cli import main\n"
+        "from lossless.cli.main import main\n"
         f"main({list(argv)!r})\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )

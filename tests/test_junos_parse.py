@@ -13,7 +13,7 @@ from conftest import INVENTORIES, REPO
 
 from lossless.errors import InputError
 from lossless.inventory import load_inventory
-from lossless.lint.registry import lint
+from lossless.lint.runner import lint
 from lossless.planner.fabric import plan_fabric
 from lossless.vendors.junos import render as junos_render
 from lossless.vendors.junos.parse import parse, parse_file

@@ -11,11 +11,14 @@ from conftest import INVENTORIES, REPO
 
 from lossless.errors import InputError, UsageError
 from lossless.inventory import load_inventory
-from lossless.lint import rules  # noqa: F401  (registers the rules)
+from lossless.lint.catalogue import registered_rules
 from lossless.lint.configs import fabric_from_config, fabric_from_configs
-from lossless.lint.registry import PORT_SETTINGS, RULES, Finding, rule, run_rule
+from lossless.lint.registry import PORT_SETTINGS, Finding, rule
+from lossless.lint.runner import run_rule
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
+
+RULES = registered_rules()
 
 CONFIGS = REPO / "tests" / "configs"
 SETTINGS_ONLY = sorted(r.id for r in RULES.values() if r.settings_only)

@@ -12,8 +12,9 @@ from conftest import INVENTORIES, REPO
 
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
+from lossless.lint.catalogue import registered_rules
 from lossless.lint.configs import fabric_from_configs
-from lossless.lint.registry import _tasks, lint, registered_rules
+from lossless.lint.runner import _tasks, lint
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
 from lossless.system import parallel
@@ -93,13 +94,13 @@ def test_rules_that_share_a_computation_run_together():
 
 @needs_fork
 def test_lint_in_workers_finds_what_one_process_finds(workers, monkeypatch):
-    from lossless.lint import registry
+    from lossless.lint import runner
 
     plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
     for device in list(plan.devices.values())[::5]:  # findings to compare, on some devices
         for name, port in list(device.ports.items())[::3]:
             device.ports[name] = replaced(port, mtu=1500, watchdog=None)
-    monkeypatch.setattr(registry, "PORTS_FOR_WORKERS", 1)
+    monkeypatch.setattr(runner, "PORTS_FOR_WORKERS", 1)
     in_workers = lint(plan)
     monkeypatch.setenv("LOSSLESS_JOBS", "1")
     alone = lint(plan)
@@ -225,7 +226,7 @@ def test_nics_planned_in_a_worker_are_judged_as_in_one_process(workers, monkeypa
     """lint plans the NICs where the host rules run: on a large fabric, a worker process."""
     from test_hosts_plan import BASE
 
-    from lossless.lint import registry
+    from lossless.lint import runner
     from lossless.planner import fabric as planner
 
     inventory = load_inventory(write(BASE))
@@ -237,7 +238,7 @@ def test_nics_planned_in_a_worker_are_judged_as_in_one_process(workers, monkeypa
         return original(*args)
 
     monkeypatch.setattr(planner, "plan_nics", plan_nics)
-    monkeypatch.setattr(registry, "PORTS_FOR_WORKERS", 1)
+    monkeypatch.setattr(runner, "PORTS_FOR_WORKERS", 1)
     monkeypatch.setattr(parallel, "_claim_from_back", lambda: None)  # the workers take all
     in_workers = lint(plan_fabric(inventory, hosts="later"))
     assert planned_in.read_text() != str(os.getpid())

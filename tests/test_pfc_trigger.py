@@ -9,8 +9,7 @@ import math
 import pytest
 
 from lossless.inventory import load_inventory
-from lossless.lint import rules  # noqa: F401  (registers the rules)
-from lossless.lint.registry import lint
+from lossless.lint.runner import lint
 from lossless.planner.ecn import largest_pgs_before_pfc, pfc_trigger_bytes
 from lossless.planner.fabric import plan_fabric
 

@@ -207,9 +207,9 @@ def test_render_json_text_and_lint_leave_the_plan_as_planned(example):
     from dataclasses import replace
 
     from lossless.inventory import load_inventory
-    from lossless.lint.registry import lint
-    from lossless.plan_json import write_plan_json
+    from lossless.lint.runner import lint
     from lossless.planner.fabric import plan_fabric
+    from lossless.report.plan_json import write_plan_json
     from lossless.report.plan_text import write_plan_text
     from lossless.vendors.rendering import render_device
 

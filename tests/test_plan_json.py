@@ -11,8 +11,8 @@ import pytest
 from conftest import EXAMPLES, INVENTORIES
 
 from lossless.inventory import load_inventory
-from lossless.plan_json import encode, write_plan_json
 from lossless.planner.fabric import plan_fabric
+from lossless.report.plan_json import encode, write_plan_json
 
 
 def _reference(plan) -> str:

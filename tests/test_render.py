@@ -28,7 +28,7 @@ LAB_FILES = {
 
 @pytest.fixture(scope="module")
 def lab_out(tmp_path_factory):
-    from lossless.cli import main
+    from lossless.cli.main import main
 
     out = tmp_path_factory.mktemp("lab")
     assert main(["render", LAB, "-o", str(out)]) == 0

@@ -19,7 +19,7 @@ from conftest import INVENTORIES, MINIMAL
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lossless.cli import main
+from lossless.cli.main import main
 from lossless.report import charts
 from lossless.report.names import name_ranges
 from lossless.report.page import markdown_escape

@@ -13,7 +13,7 @@ from typing import Any
 
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
 from lossless.model import Inventory, Nic, Policy, Server
-from lossless.plan import NicPlan
+from lossless.plan import FabricPlan, NicPlan
 from lossless.text.units import whole_metres
 
 
@@ -116,3 +116,14 @@ def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[st
         for nic in server.nics.values()
         if cabled is None or (server.name, nic.name) in cabled
     }
+
+
+def plan_hosts(inventory: Inventory) -> FabricPlan:
+    """A plan of the servers alone: every NIC, no switch (`render --hosts`)."""
+    return FabricPlan(
+        name=inventory.fabric_name,
+        inventory=inventory.file,
+        devices={},
+        links=[],
+        nics=plan_nics(inventory),
+    )

@@ -7,16 +7,20 @@ from pathlib import Path
 from lossless.errors import InputError
 from lossless.inventory.resolve import resolve_inventory
 from lossless.inventory.schema import schema_problems
-from lossless.inventory.suppressions import unknown_rule_problems
+from lossless.inventory.suppressions import RuleIds, unknown_rule_problems
 from lossless.inventory.yamlsource import load_yaml
 from lossless.model import Inventory
 from lossless.system.long_lived import building_long_lived
 
 
-def load_inventory(path: str | Path) -> Inventory:
-    """Validate and resolve one inventory file; raise InputError with every problem."""
+def load_inventory(path: str | Path, rule_ids: RuleIds | None = None) -> Inventory:
+    """Validate and resolve one inventory file; raise InputError with every problem.
+    rule_ids: the lint rules that exist, so a `lint_ignore` naming another one is a problem
+    (the command line always passes them); without it, rule IDs are not checked."""
     document = load_yaml(path)
-    problems = schema_problems(document) + unknown_rule_problems(document)
+    problems = schema_problems(document)
+    if rule_ids is not None:
+        problems += unknown_rule_problems(document, rule_ids)
     if problems:
         raise InputError(problems)
     with building_long_lived():

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+# The traffic class of all traffic no DSCP map entry names (and so no RoCE class may use it).
+DEFAULT_TC = 0
+
 DEFAULT_POLICY: dict[str, Any] = {
     # RoCE data DSCP 26 -> priority 3 (lossless); CNP DSCP 48 -> priority 6 (strict, lossy): Cumulus
     # `nv set qos roce` defaults and the NVIDIA NIC defaults (docs/reference/physics.md 3.5 [SRC]).

@@ -24,7 +24,7 @@ from lossless.asics import (
     catalogue_mapping,
 )
 from lossless.errors import InputError
-from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
+from lossless.inventory.defaults import DEFAULT_POLICY, DEFAULT_TC, merge_policy
 from lossless.inventory.schema import suggest
 from lossless.inventory.yamlsource import Document, PathKey
 from lossless.model import (
@@ -38,7 +38,6 @@ from lossless.model import (
     Port,
     Server,
 )
-from lossless.planner.qos import DEFAULT_TC
 from lossless.system.files import is_safe_name
 from lossless.text import ranges
 from lossless.text.units import format_speed, parse_speed

@@ -1,12 +1,16 @@
-"""`lint_ignore` names rules that exist: a typo must not silently keep a check off."""
+"""`lint_ignore` names rules that exist: a typo must not silently keep a check off.
+
+Which rules exist is lint's to say: the caller passes them (the command line passes lint's
+catalogue), so loading an inventory imports no rule."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from lossless.errors import Problem
+from lossless.inventory.schema import suggest
 from lossless.inventory.yamlsource import Document, PathKey
 
 _RULE_ID = re.compile(r"^LL[0-9]{3}$")  # other shapes are the schema's to report
@@ -25,14 +29,17 @@ def _lint_ignores(node: Any, path: PathKey) -> Iterator[tuple[PathKey, dict[str,
             yield from _lint_ignores(value, (*path, index))
 
 
-def unknown_rule_problems(document: Document) -> list[Problem]:
-    ignored = list(_lint_ignores(document.data, ()))
-    if not ignored:  # the rules (and the vendors they import) are not loaded for nothing
-        return []
-    from lossless.inventory.schema import suggest
-    from lossless.lint.registry import registered_rules
+RuleIds = Callable[[], Collection[str]]
 
-    rules = registered_rules()
+
+def unknown_rule_problems(document: Document, rule_ids: RuleIds) -> list[Problem]:
+    """A problem at every `lint_ignore` key of the rule-ID shape that names no rule of
+    rule_ids() (called only when the document has a lint_ignore: the rules, and the vendors
+    they import, are not loaded for nothing)."""
+    ignored = list(_lint_ignores(document.data, ()))
+    if not ignored:
+        return []
+    rules = rule_ids()
     return [
         document.problem(
             (*path, rule_id),

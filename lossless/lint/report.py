@@ -12,8 +12,12 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from lossless import __version__
-from lossless.lint.registry import RULES, Finding
+from lossless.lint.catalogue import registered_rules
+from lossless.lint.registry import Finding
+from lossless.lint.runner import LintResult
 from lossless.text.grammar import plural
+
+RULES = registered_rules()  # every rule, by ID
 
 
 def _location(source: str) -> tuple[str, int, int]:
@@ -228,3 +232,16 @@ FORMATS = {
     "sarif": sarif,
     "codeclimate": codeclimate,
 }
+
+
+def report(result: LintResult, devices: list[str], format_name: str) -> str:
+    """The lint result in one format (a JUnit suite per device of `devices`); the text one
+    also lists what `lint_ignore` suppressed, with the reason."""
+    if format_name == "junit":
+        text = junit(result.findings, devices) + "\n"
+    else:
+        text = FORMATS[format_name](result.findings) + "\n"
+    if format_name == "text":
+        for finding, reason in result.suppressed:
+            text += f"suppressed {finding.rule} at {finding.source}: {reason}\n"
+    return text

@@ -595,9 +595,3 @@ def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
         _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message)
         for port, device in ((port_a, device_a), (port_b, device_b))
     ]
-
-
-# Rules kept in modules of their own register on import: LL109 and LL130-LL135 (hosts),
-# LL140-LL142 (PFC deadlock).
-from lossless.hosts import rules as host_rules  # noqa: E402, F401
-from lossless.lint import deadlock_rules  # noqa: E402, F401

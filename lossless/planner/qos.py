@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from lossless.inventory.defaults import DEFAULT_TC
 from lossless.model import Policy, WatchdogPolicy
 from lossless.plan import QosMaps, QueuePlan, WatchdogPlan
 
-DEFAULT_TC = 0
 PRIORITIES = range(8)
 
 

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lossless import __version__
-from lossless.lint.registry import RULES, Finding, LintResult
+from lossless.lint.catalogue import registered_rules
+from lossless.lint.registry import Finding
 from lossless.lint.report import records
+from lossless.lint.runner import LintResult
 from lossless.model import Inventory
 from lossless.plan import FabricPlan
 from lossless.planner.oversubscription import SERVER, FabricBandwidth, fabric_bandwidth, tier_of
@@ -29,6 +31,8 @@ from lossless.report.device_view import (
 from lossless.report.names import name_ranges, names_text
 from lossless.text.grammar import plural
 from lossless.text.units import format_speed
+
+RULES = registered_rules()  # every rule, by ID
 
 # Findings listed per rule before "and N more" (the counts stay whole).
 FINDINGS_SHOWN = 200

@@ -16,3 +16,12 @@ def resource_path(kind: str, *parts: str) -> Path:
         if base.is_dir():
             return base.joinpath(*parts)
     raise FileNotFoundError(f"lossless data folder {kind!r} is missing from the installation")
+
+
+# The JSON Schemas lossless ships, by the name `lossless schema` takes. Each schema's `$id`
+# stays the same across releases: tools that cache by `$id` keep working.
+SCHEMAS = {"inventory": "inventory.schema.json", "plan": "plan.schema.json"}
+
+
+def schema_text(name: str) -> str:
+    return resource_path("schemas", SCHEMAS[name]).read_text()

@@ -1,83 +1,13 @@
-"""Command line: parse arguments, call the library, print, return the exit code.
-
-Exit codes: 0 clean, 1 findings (reserved for lint/drift/diff), 2 bad input or usage,
-3 internal error.
-"""
+"""Every command's arguments: the whole command-line interface in one parser (the help, the
+completion scripts and the dispatch in main.py all read it)."""
 
 from __future__ import annotations
 
 import argparse
 import math
-import sys
-from collections.abc import Callable, Sequence
 
 from lossless import __version__
-from lossless.errors import InputError, UsageError
-from lossless.text.grammar import plural
 from lossless.vendors.registry import OS_NAMES
-
-Handler = Callable[[argparse.Namespace], int]
-
-
-def _validate(args: argparse.Namespace) -> int:
-    from lossless.commands import validate_command
-
-    return validate_command(args)
-
-
-def _plan(args: argparse.Namespace) -> int:
-    from lossless.commands import plan_command
-
-    return plan_command(args)
-
-
-def _explain(args: argparse.Namespace) -> int:
-    from lossless.commands import explain_command
-
-    return explain_command(args)
-
-
-def _headroom(args: argparse.Namespace) -> int:
-    from lossless.commands import headroom_command
-
-    return headroom_command(args)
-
-
-def _render(args: argparse.Namespace) -> int:
-    from lossless.commands import render_command
-
-    return render_command(args)
-
-
-def _lint(args: argparse.Namespace) -> int:
-    from lossless.commands import lint_command
-
-    return lint_command(args)
-
-
-def _ci(args: argparse.Namespace) -> int:
-    from lossless.commands import ci_command
-
-    return ci_command(args)
-
-
-def _rules(args: argparse.Namespace) -> int:
-    from lossless.commands import rules_command
-
-    return rules_command(args)
-
-
-def _diff(args: argparse.Namespace) -> int:
-    from lossless.commands import diff_command
-
-    return diff_command(args)
-
-
-def _report(args: argparse.Namespace) -> int:
-    from lossless.commands import report_command
-
-    return report_command(args)
-
 
 LINT_FORMATS = ["text", "json", "sarif", "github", "junit", "codeclimate"]
 
@@ -132,20 +62,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="inventory YAML file (default: the one YAML file here with fabric: and devices:)",
     )
     validate.add_argument("--format", choices=["text", "json"], default="text")
-    validate.set_defaults(handler=_validate)
 
     plan = commands.add_parser("plan", help="compute headroom, ECN, ECMP and maps per device")
     plan.add_argument("inventory")
     add_selection_arguments(plan)
     plan.add_argument("--format", choices=["text", "json"], default="text")
-    plan.set_defaults(handler=_plan)
 
     explain = commands.add_parser("explain", help="show how one port's numbers are derived")
     explain.add_argument("inventory")
     explain.add_argument("device")
     explain.add_argument("port")
     explain.add_argument("--format", choices=["text", "json"], default="text")
-    explain.set_defaults(handler=_explain)
 
     render = commands.add_parser("render", help="write one vendor config per device")
     render.add_argument("inventory")
@@ -173,7 +100,6 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--server", action="append", default=[], help="with --hosts: only this server (repeat)"
     )
-    render.set_defaults(handler=_render)
 
     lint = commands.add_parser(
         "lint", help="check an inventory's plan, or vendor configs, against the rules"
@@ -214,7 +140,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --config: the DSCP of CNPs (else read from the config)",
     )
     _add_lint_report_arguments(lint)
-    lint.set_defaults(handler=_lint)
 
     ci = commands.add_parser(
         "ci",
@@ -243,7 +168,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the lint report in this format to FILE (repeatable), e.g. "
         "sarif:lossless.sarif junit:lossless-junit.xml",
     )
-    ci.set_defaults(handler=_ci)
 
     diff = commands.add_parser(
         "diff", help="what would change on each switch: against backups, or live (napalm)"
@@ -264,7 +188,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask the switches through napalm (compare_config; nothing is committed)",
     )
     add_device_access_arguments(diff)
-    diff.set_defaults(handler=_diff)
 
     push = commands.add_parser("push", help="load the rendered configs onto switches (napalm)")
     push.add_argument("inventory")
@@ -309,7 +232,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)
-    push.set_defaults(handler=_push)
 
     report = commands.add_parser(
         "report",
@@ -326,25 +248,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="only these devices (and fabric-wide findings): names, comma lists or ranges "
         "like leaf[01:04] (repeatable)",
     )
-    report.set_defaults(handler=_report)
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
     rules.add_argument("rule", nargs="?", help="a rule ID or name, e.g. LL112 or ecn-before-pfc")
     rules.add_argument("--format", choices=["text", "json"], default="text")
-    rules.set_defaults(handler=_rules)
 
     headroom = commands.add_parser(
         "headroom", help="what-if PFC headroom calculator (no inventory needed)"
     )
     add_headroom_arguments(headroom)
-    headroom.set_defaults(handler=_headroom)
 
     schema = commands.add_parser(
         "schema", help="print or export a JSON Schema (for editors and other tools)"
     )
     schema.add_argument("name", choices=["inventory", "plan"])
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default stdout)")
-    schema.set_defaults(handler=_schema)
 
     completion = commands.add_parser(
         "completion",
@@ -354,7 +272,6 @@ def build_parser() -> argparse.ArgumentParser:
         '"${fpath[1]}/_lossless"',
     )
     completion.add_argument("shell", choices=["bash", "zsh", "tcsh"])
-    completion.set_defaults(handler=_completion)
     return parser
 
 
@@ -424,57 +341,3 @@ def add_device_access_arguments(parser: argparse.ArgumentParser) -> None:
         help="use napalm's mock driver with recorded responses in DIR/<device>/ "
         "(tests and rehearsals)",
     )
-
-
-def _schema(args: argparse.Namespace) -> int:
-    from lossless.schema_export import schema_command
-
-    return schema_command(args)
-
-
-def _completion(args: argparse.Namespace) -> int:
-    from lossless.completion import completion_command
-
-    return completion_command(args)
-
-
-def _push(args: argparse.Namespace) -> int:
-    from lossless.commands import push_command
-
-    return push_command(args)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
-        return int(exit_.code or 0)
-    handler: Handler = args.handler
-    try:
-        return handler(args)
-    except InputError as error:
-        for problem in error.problems:
-            _error_line(str(problem))
-        print(plural(len(error.problems), "problem"), file=sys.stderr)
-        return 2
-    except UsageError as error:
-        _error_line(f"lossless: {error}")
-        return 2
-    except BrokenPipeError:
-        return 0
-    except Exception as error:  # a bug: one line, never a traceback, never 1 (findings)
-        detail = str(error).splitlines()[0][:300] if str(error).strip() else ""
-        _error_line(f"lossless: internal error: {type(error).__name__}: {detail} (please report)")
-        return 3
-
-
-def _error_line(text: str) -> None:
-    """Errors can quote what a device sent: scrubbed of any password loaded."""
-    from lossless.deploy.credentials import scrub
-
-    print(scrub(text), file=sys.stderr)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -32,7 +32,7 @@ def _mark_paths(parser: argparse.ArgumentParser, shtab) -> None:
 def completion_command(args: argparse.Namespace) -> int:
     import shtab
 
-    from lossless.cli import build_parser
+    from lossless.cli.parser import build_parser
 
     parser = build_parser()
     _mark_paths(parser, shtab)

@@ -3,11 +3,13 @@ as in the inventory (leaf[01:04],spine1), --os one or more operating systems."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lossless.errors import UsageError
 from lossless.inventory.schema import suggest
+from lossless.model import Inventory
 from lossless.text import ranges
 from lossless.text.lists import comma_separated
 
@@ -44,3 +46,11 @@ def select_devices(
     if not chosen:
         raise UsageError("no device matches --device/--os")
     return chosen
+
+
+def chosen_devices(inventory: Inventory, args: argparse.Namespace) -> list[str] | None:
+    """The devices --device and --os name (None: every device, so the plan is whole)."""
+    os_names = getattr(args, "os", None) or []
+    if not args.device and not os_names:
+        return None
+    return select_devices(inventory.devices, args.device, args.inventory, os_names)

@@ -1,0 +1,119 @@
+"""`lossless diff` (what would change on each switch: against running-config backups, or
+live through napalm, dry run) and `lossless push` (load the rendered configs, canary first,
+in the change order, with commit-confirm and a post-check)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lossless.cli.inputs import load
+from lossless.cli.selection import chosen_devices
+from lossless.errors import UsageError
+from lossless.plan import FabricPlan
+from lossless.planner.fabric import plan_fabric
+
+if TYPE_CHECKING:
+    from lossless.deploy.live import Deployer
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    from lossless.deploy.impact import disruptive
+    from lossless.deploy.offline import diff_order, offline_diff, render_json, render_text
+
+    inventory = load(args, "diff")
+    devices = chosen_devices(inventory, args)
+    if args.live:
+        _require_deploy_extra()
+        from lossless.deploy.live import live_order
+        from lossless.deploy.report import ProgressReporter, render_results
+
+        plan = plan_fabric(inventory, devices)
+        planned = list(plan.devices.values())
+        with ProgressReporter(len(planned), "live diff") as progress:
+            results = _deployer(args, plan).diff(planned, progress)
+        print(render_results(results, args.format, live_order(plan, results)), end="")
+        failed = any(r.failed for r in results)
+        changed = any(r.status == "would-change" for r in results)
+        impacts = [i for r in results for i in r.impacts]
+    else:
+        if not args.running:
+            raise UsageError("give --running DIR (backups of the running configs) or --live")
+        folder = Path(args.running)
+        if not folder.is_dir():
+            raise UsageError(f"--running: {folder} is not a folder")
+        plan = plan_fabric(inventory, devices)
+        diffs = offline_diff(plan, folder)
+        order = diff_order(plan, diffs)
+        print(render_json(diffs, order) if args.format == "json" else render_text(diffs, order))
+        failed, changed = False, any(d.changes for d in diffs)
+        impacts = [i for d in diffs for i in d.impacts]
+    gate = args.fail_on == "disruptive" and bool(disruptive(impacts))
+    return 1 if failed or (args.exit_code and changed) or gate else 0
+
+
+def push_command(args: argparse.Namespace) -> int:
+    _require_deploy_extra()
+    from lossless.deploy.report import ProgressReporter, render_results
+    from lossless.lint.report import text
+    from lossless.lint.runner import blocking_errors
+
+    inventory = load(args, "push")
+    if not args.device and not args.all:
+        raise UsageError("name the devices to push with --device (repeat), or --all")
+    chosen = set(inventory.devices if args.all else chosen_devices(inventory, args) or ())
+    if args.canary < 0 or args.batch_size < 1 or args.revert_in < 0:
+        raise UsageError("--canary >= 0, --batch-size >= 1 and --revert-in >= 0")
+    plan = plan_fabric(inventory)
+    selected = [d for name, d in plan.devices.items() if name in chosen]
+    errors = blocking_errors(plan, (d.name for d in selected))
+    if errors:
+        print(text(errors))
+        print("push refused: fix the lint errors first")
+        return 1
+    # each device is read (its running config), then pushed
+    with ProgressReporter(2 * len(selected), "push") as progress:
+        results, push = _deployer(args, plan).push(
+            selected,
+            args.commit,
+            args.canary,
+            args.batch_size,
+            args.revert_in,
+            progress,
+            split_links=args.split_links,
+        )
+    print(render_results(results, args.format, push.order, push), end="")
+    unsupported = [r.device for r in results if r.status == "no-driver"]
+    if args.commit and unsupported and not args.skip_unsupported:
+        print(
+            f"lossless: not pushed (no napalm driver): {', '.join(unsupported)}; "
+            "--skip-unsupported accepts that",
+            file=sys.stderr,
+        )
+        return 1
+    return 1 if any(r.failed or r.status == "skipped" for r in results) else 0
+
+
+def _require_deploy_extra() -> None:
+    """The live steps need the optional napalm/nornir extra: say so, not a traceback."""
+    try:
+        import napalm  # noqa: F401
+        import nornir_napalm.plugins.connections  # noqa: F401
+
+        import lossless.deploy.live  # noqa: F401
+    except ImportError as error:
+        missing = f" ({error.name} is not installed)" if error.name else ""
+        raise UsageError(
+            f"live diff and push need napalm and nornir{missing}: pip install 'lossless[deploy]'"
+        ) from None
+
+
+def _deployer(args: argparse.Namespace, plan: FabricPlan) -> Deployer:
+    from lossless.deploy.credentials import CredentialStore
+    from lossless.deploy.live import Deployer
+
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    return Deployer(plan, CredentialStore(args.credentials), args.mock, args.workers)

@@ -1,0 +1,51 @@
+"""`lossless validate` (check an inventory, print a summary) and `lossless schema` (print or
+export the JSON Schemas: editors validate and complete an inventory from the schema a YAML
+file names on its first line, `# yaml-language-server: $schema=<path or URL>`; a fabric
+repository keeps its own copy, `lossless schema inventory -o schemas/...`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from lossless.cli.inputs import inventory_path, load
+from lossless.errors import InputError
+from lossless.system.resources import schema_text
+from lossless.system.writing import write_atomically
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    path = inventory_path(args, "validate")
+    if args.format == "text":
+        inventory = load(args, "validate")
+        print("OK")
+        print(inventory.summary())
+        return 0
+    try:
+        inventory = load(args, "validate")
+    except InputError as error:
+        problems = [asdict(problem) for problem in error.problems]
+        print(json.dumps({"inventory": path, "valid": False, "problems": problems}, indent=2))
+        return 2
+    record = {
+        "inventory": path,
+        "valid": True,
+        "fabric": inventory.fabric_name,
+        **{f"{noun.lower()}s": count for noun, count in inventory.counts().items()},
+    }
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def schema_command(args: argparse.Namespace) -> int:
+    text = schema_text(args.name)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    target = Path(args.output)
+    write_atomically(target.parent, {target.name: text})
+    print(f"wrote {target} ({args.name} schema)")
+    return 0

@@ -1,0 +1,168 @@
+"""`lossless lint` (the plan, configs against it, one config alone, hosts' saved state),
+`lossless ci` (a pull request's whole pipeline in one process) and `lossless rules`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import partial
+from operator import methodcaller
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from lossless.cli.inputs import load
+from lossless.cli.render import write_configs
+from lossless.cli.selection import select_devices
+from lossless.errors import UsageError
+from lossless.inventory.schema import suggest
+from lossless.plan import FabricPlan
+from lossless.planner.fabric import plan_fabric
+from lossless.text.grammar import plural
+
+if TYPE_CHECKING:
+    from lossless.lint.registry import Finding
+    from lossless.lint.runner import LintResult
+
+
+def lint_command(args: argparse.Namespace) -> int:
+    from lossless.lint.runner import lint
+
+    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
+    extra: list[Finding] = []
+    if args.config:
+        if args.inventory or not args.os:
+            raise UsageError("--config FILE takes --os OS and no inventory")
+        from lossless.lint.configs import fabric_from_config  # the parsers: only for configs
+
+        plan = fabric_from_config(Path(args.config), args.os, args.roce_dscp, args.cnp_dscp)
+    else:
+        inventory = load(args, "lint")
+        chosen = (
+            select_devices(inventory.devices, args.device, args.inventory, [])
+            if args.device
+            else []
+        )
+        # NICs planned where the host rules run (a worker process on a large fabric)
+        plan = plan_fabric(inventory, inventory.with_link_peers(chosen) or None, hosts="later")
+        if args.configs:
+            plan, extra = _read_configs(plan, _folder(args.configs, "--configs"))
+        if args.host_state:
+            from lossless.hosts.state import fabric_from_host_state
+
+            plan, host_findings = fabric_from_host_state(
+                plan, _folder(args.host_state, "--host-state")
+            )
+            extra += host_findings
+    if args.host_state and not args.inventory:
+        raise UsageError("--host-state DIR needs the INVENTORY the hosts belong to")
+    return _print_lint(lint(plan, select, ignore, extra), plan, args.format)
+
+
+def ci_command(args: argparse.Namespace) -> int:
+    """What a pull request's pipeline runs, in one process: validate the inventory, plan it,
+    lint the plan and, with --configs, the configs against it, and write the plan JSON and
+    the configs. Run as five commands, each loads, checks and plans the inventory again
+    (over a second each at 32,768 GPUs); here that happens once, and the configs are linted
+    in the same run as the plan, so a finding both make is reported once. Everything is read
+    and checked before anything is written. stdout holds the lint report alone (a SARIF or
+    JUnit file), --report FORMAT:FILE writes more; what was written is said on stderr."""
+    from lossless.lint.report import report
+    from lossless.lint.runner import lint
+    from lossless.system.writing import write_streamed
+
+    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
+    files = [("--plan-json", args.plan_json), *(("--report", file) for _, file in args.report)]
+    for option, file in files:
+        if file == "-":
+            raise UsageError(f"{option} -: stdout holds the lint report; name a file")
+    configs = _folder(args.configs, "--configs") if args.configs else None
+    rendered = Path(args.render) if args.render else None
+    if configs is not None and rendered is not None and rendered.resolve() == configs.resolve():
+        raise UsageError(
+            "--render and --configs name one folder: the configs would be linted after the "
+            "render replaced them"
+        )
+    inventory = load(args, "ci")
+    plan = plan_fabric(inventory, hosts="later")  # whole: the deadlock rules need every link
+    read, extra = _read_configs(plan, configs, sys.stderr) if configs is not None else (plan, [])
+    if args.plan_json:
+        from lossless.report.plan_json import write_plan_json
+
+        target = Path(args.plan_json)
+        write_streamed(target, partial(write_plan_json, plan), "--plan-json")
+        print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
+    if rendered is not None:
+        write_configs(rendered, plan, inventory, sys.stderr)
+    result = lint(plan, select, ignore, extra, also=read)
+    for format_name, file in args.report:
+        text = report(result, list(plan.devices), format_name)
+        write_streamed(Path(file), methodcaller("write", text), "--report")
+        print(f"{format_name} report written to {file}", file=sys.stderr)
+    return _print_lint(result, plan, args.format)
+
+
+def rules_command(args: argparse.Namespace) -> int:
+    from lossless.lint.catalogue import find_rule, registered_rules, rule_record
+
+    rules = sorted(registered_rules().values(), key=lambda r: r.id)
+    if args.rule is not None:
+        chosen = find_rule(args.rule)
+        if chosen is None:
+            known = [*(r.id for r in rules), *(r.name for r in rules)]
+            raise UsageError(f"no rule {args.rule!r}{suggest(args.rule, known)}")
+        rules = [chosen]
+    if args.format == "json":
+        records = [rule_record(r) for r in rules]
+        print(json.dumps(records[0] if args.rule is not None else records, indent=2))
+    elif args.rule is None:
+        for listed in rules:
+            print(f"{listed.id}  {listed.severity:<7}  {listed.name}")
+    else:
+        [chosen] = rules
+        print(
+            f"{chosen.id} {chosen.name} ({chosen.severity}, checks each {chosen.scope})\n\n"
+            f"{chosen.explanation}\n\nsource: {chosen.source}"
+        )
+    return 0
+
+
+def _rule_ids(names: list[str], option: str) -> list[str]:
+    from lossless.lint.catalogue import UnknownRule, resolve_rules
+
+    try:
+        return resolve_rules(names)
+    except UnknownRule as error:
+        raise UsageError(f"{option}: {error}") from None
+
+
+def _folder(name: str, option: str) -> Path:
+    folder = Path(name)
+    if not folder.is_dir():
+        raise UsageError(f"{option}: {folder} is not a folder")
+    return folder
+
+
+def _read_configs(
+    plan: FabricPlan, folder: Path, say: TextIO | None = None
+) -> tuple[FabricPlan, list[Finding]]:
+    """The plan with the configs in folder read back (lint.configs.fabric_from_configs), and
+    the findings of reading them; with `say` (a stream), how many differ from the render."""
+    from lossless.lint.configs import fabric_from_configs
+    from lossless.report.progress import ProgressReporter
+
+    with ProgressReporter(len(plan.devices), "lint configs") as progress:
+        read, extra = fabric_from_configs(plan, folder, progress)
+    if say is not None:
+        differing = sum(read.devices[n] is not d for n, d in plan.devices.items())
+        configs = plural(len(plan.devices), "config")
+        print(f"{folder}: {differing} of {configs} differ from the render", file=say)
+    return read, extra
+
+
+def _print_lint(result: LintResult, plan: FabricPlan, format_name: str) -> int:
+    """The findings in the format asked for; exit 1 when one is an error."""
+    from lossless.lint.report import report
+
+    sys.stdout.write(report(result, list(plan.devices), format_name))
+    return 1 if result.failed else 0

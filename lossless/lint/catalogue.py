@@ -1,0 +1,77 @@
+"""Every lint rule: the modules that define rules, imported here so that each registers its
+own, and how rules are named on the command line and in `lint_ignore`."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+from lossless.hosts import rules as host_rules
+from lossless.lint import deadlock_rules
+from lossless.lint import rules as switch_rules
+from lossless.lint.registry import RULES, Rule
+from lossless.text.lists import comma_separated
+
+# The modules that define rules: the switch rules; LL140-LL142; LL109 and LL130-LL135
+RULE_MODULES = (switch_rules, deadlock_rules, host_rules)
+
+
+class UnknownRule(ValueError):
+    """A rule named on the command line or in `lint_ignore` that does not exist."""
+
+
+def registered_rules() -> dict[str, Rule]:
+    """Every rule by ID (the modules above registered them when imported)."""
+    return RULES
+
+
+def find_rule(name: str) -> Rule | None:
+    """The rule with this ID (any case) or this name."""
+    rules = registered_rules()
+    wanted = name.strip()
+    by_id = rules.get(wanted.upper())
+    if by_id is not None:
+        return by_id
+    return next((r for r in rules.values() if r.name == wanted.lower()), None)
+
+
+def resolve_rules(names: Iterable[str]) -> list[str]:
+    """The rule IDs named by `names`: each a comma list of rule IDs (LL112), ID prefixes
+    (LL1) or rule names (ecn-before-pfc). Anything else, an empty entry included, raises
+    UnknownRule: a typo or an empty CI variable must not silently turn a rule off."""
+    rules = registered_rules()
+    try:
+        words = comma_separated(names, "rule name")
+    except ValueError as error:
+        raise UnknownRule(str(error)) from None
+    chosen: list[str] = []
+    for word in words:
+        rule_ = find_rule(word)
+        matches = (
+            [rule_.id]
+            if rule_ is not None
+            else sorted(i for i in rules if i.startswith(word.upper()))
+            if re.fullmatch(r"LL[0-9]*", word.upper())
+            else []
+        )
+        if not matches:
+            close = difflib.get_close_matches(
+                word, [*rules, *(r.name for r in rules.values())], n=1, cutoff=0.6
+            )
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise UnknownRule(f"no rule {word!r}{hint}; `lossless rules` lists them")
+        chosen += [m for m in matches if m not in chosen]
+    return chosen
+
+
+def rule_record(rule: Rule) -> dict[str, str]:
+    """A rule as `lossless rules --format json` lists it."""
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "severity": rule.severity,
+        "scope": rule.scope,
+        "explanation": rule.explanation,
+        "source": rule.source,
+    }
