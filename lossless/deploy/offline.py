@@ -20,12 +20,13 @@ from lossless.deploy.impact import (
 )
 from lossless.deploy.order import ChangeOrder, change_order
 from lossless.plan import DevicePlan, FabricPlan
+from lossless.system.files import read_config
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import plural
 from lossless.vendors.config_folder import find_backup, folder_entries
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
-from lossless.vendors.untrusted import diff_config, read_config
+from lossless.vendors.untrusted import diff_config
 
 
 @dataclass

@@ -29,7 +29,7 @@ from pathlib import Path
 from lossless.errors import InputError, Problem
 from lossless.hosts.nvidia import DCQCN_KNOBS
 from lossless.plan import NicPlan
-from lossless.vendors.untrusted import read_config
+from lossless.system.files import read_config
 
 QOS_FILE, SYSFS_FILE, PAUSE_FILE = "mlnx_qos.txt", "sysfs.txt", "ethtool-pause.txt"
 

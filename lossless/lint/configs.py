@@ -15,12 +15,13 @@ from pathlib import Path
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan, replaced
+from lossless.system.files import read_config
 from lossless.system.parallel import ordered_map
 from lossless.vendors.config_folder import find_backup, folder_entries
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
 from lossless.vendors.skeleton import skeleton_device
-from lossless.vendors.untrusted import parse_config, parse_config_file, read_config
+from lossless.vendors.untrusted import parse_config, parse_config_file
 from lossless.vendors.vendor import Vendor
 
 

@@ -92,3 +92,8 @@ def inside(folder: Path, name: str, what: str) -> Path:
     if escapes:
         raise UsageError(f"{what}: {candidate} leads outside {folder}; refused")
     return candidate
+
+
+def read_config(path: str) -> str:
+    """A config file's text (a regular file, size-capped, UTF-8), or bad input naming it."""
+    return read_text(path, "config")

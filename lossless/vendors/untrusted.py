@@ -23,7 +23,7 @@ from jsonpointer import JsonPointerException
 
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan
-from lossless.system.files import read_text
+from lossless.system.files import read_config
 from lossless.vendors.registry import vendor_for
 
 # How parsers fail on data of a shape they do not expect (json.JSONDecodeError and
@@ -41,11 +41,6 @@ PARSER_ERRORS: tuple[type[BaseException], ...] = (
 MAX_REASON = 200
 # Larger than any buffer in bytes, rate in Mb/s or time in ms a config holds (1 TiB).
 MAX_CONFIG_NUMBER = 2**40
-
-
-def read_config(path: str) -> str:
-    """A config file's text (a regular file, size-capped, UTF-8), or bad input naming it."""
-    return read_text(path, "config")
 
 
 def _reason(error: BaseException) -> str:

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, WatchdogPlan
+from lossless.system.files import read_config
 from lossless.text.units import parse_speed
 from lossless.vendors.cumulus import defaults
 from lossless.vendors.cumulus.read import NvueConfig, Path, read_nvue
 from lossless.vendors.cumulus.render import HASH_FIELDS, PROFILE
 from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
-from lossless.vendors.untrusted import read_config
 
 _SWP = re.compile(r"swp\d+(?:s\d+)?")
 ON = ("on", "off", "enabled", "disabled")

@@ -25,10 +25,10 @@ from typing import Any
 
 from lossless.asics import catalogue
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
+from lossless.system.files import read_config
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.eos.render import DEFAULT_HASH_FIELDS, HASH_FIELDS, platform_speed
 from lossless.vendors.skeleton import classify_traffic, new_port, skeleton_device
-from lossless.vendors.untrusted import read_config
 
 DEFAULT_MTU = 1500
 DEFAULT_WATCHDOG_ACTION = "errdisable"

@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lossless.plan import DevicePlan, EcmpPlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
+from lossless.system.files import read_config
 from lossless.vendors.junos.statements import Config, Statement, read, values
 from lossless.vendors.skeleton import classify_traffic, new_port, skeleton_device, unknown_ecmp
-from lossless.vendors.untrusted import read_config
 
 ETHERNET_HEADER = 14  # the interface MTU counts it (vendors/junos.py [MTU])
 DEFAULT_INTERFACE_MTU = 1514  # Junos default media MTU of Ethernet: IP MTU 1500

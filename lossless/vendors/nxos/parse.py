@@ -34,6 +34,7 @@ from typing import Any
 
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcnPlan, HeadroomPlan, PortPlan, WatchdogPlan
+from lossless.system.files import read_config
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.nxos.render import (
     DEFAULT_JUMBO_MTU,
@@ -43,7 +44,6 @@ from lossless.vendors.nxos.render import (
     WATCHDOG_SHUTDOWN_MULTIPLIER,
 )
 from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
-from lossless.vendors.untrusted import read_config
 
 DEFAULT_MTU = 1500  # interface MTU
 DEFAULT_CLASS_MTU = 1500  # class MTU of the default network-qos policy

@@ -43,6 +43,7 @@ from lossless.plan import (
     WatchdogPlan,
     replaced,
 )
+from lossless.system.files import read_config
 from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
 from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
 from lossless.vendors.sonic.platform import (
@@ -53,7 +54,6 @@ from lossless.vendors.sonic.platform import (
     headroom_from_profile,
 )
 from lossless.vendors.sonic.render import HASH_FIELDS
-from lossless.vendors.untrusted import read_config
 
 DEFAULT_MTU = 9100
 DEFAULT_POLL_MS = 100
