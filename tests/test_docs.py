@@ -92,3 +92,38 @@ def test_every_documented_command_count_is_real():
     so test_documented_commands_parse is not empty."""
     found = {" ".join(param.values[0][:1]) for param in _documented_lossless_commands()}
     assert {"ci", "render", "completion", "validate", "report"} <= found
+
+
+def _layout_entries() -> tuple[set[str], set[str], str]:
+    """README's layout block: the names listed under lossless/, the top-level names, and the
+    block's text."""
+    text = (REPO / "README.md").read_text().split("## Layout", 1)[1]
+    block = text.split("```", 2)[1]
+    package, top = set(), set()
+    for line in block.splitlines():
+        if re.match(r"^  \S", line):
+            package.add(line.split()[0])
+        elif re.match(r"^\S", line):
+            top.add(line.split()[0])
+    return package, top, block
+
+
+def test_the_readme_layout_matches_the_tree():
+    """Every folder and module of lossless/ is in README's layout, and nothing else is; every
+    top-level folder listed exists; each switch OS folder is named."""
+    package, top, block = _layout_entries()
+    tree = {
+        f"{path.name}/" if path.is_dir() else path.name
+        for path in (REPO / "lossless").iterdir()
+        if not path.name.startswith(("_", ".")) and (path.is_dir() or path.suffix == ".py")
+    }
+    assert package == tree
+    assert all((REPO / name).exists() for name in top)
+    os_folders = {
+        p.name for p in (REPO / "lossless" / "vendors").iterdir() if (p / "render.py").exists()
+    }
+    assert {name for name in os_folders if f"{name}/" not in block} == set()
+    shared = {
+        p.name for p in (REPO / "lossless" / "vendors").glob("*.py") if p.name != "__init__.py"
+    }
+    assert {name for name in shared if name not in block} == set()

@@ -45,7 +45,6 @@ from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
 from lossless.vendors.untrusted import diff_text, parse_config
 
-NAPALM_DRIVERS = {"eos": "eos", "nxos": "nxos", "junos": "junos"}
 # drivers with revert_in + confirm_commit (docs/reference/ecosystem.md 1)
 COMMIT_CONFIRM = {"eos", "junos"}
 # The commit-confirm timers those drivers can set, as (least, most, step) seconds. napalm 5
@@ -56,11 +55,16 @@ REVERT_IN = {"junos": (60, 65535 * 60, 60), "eos": (1, 24 * 3600 - 1, 1)}
 MOCK_DRIVER = "mock"
 
 
+def napalm_driver(device: DevicePlan) -> str | None:
+    """The napalm driver that reaches the device's OS (None: napalm has none)."""
+    return vendor_for(device.os).napalm_driver
+
+
 def check_revert_in(devices: list[DevicePlan], revert_in: int) -> None:
     """A usage error when a device's driver cannot set a commit-confirm timer of revert_in."""
     if revert_in == 0:
         return
-    drivers = {NAPALM_DRIVERS[d.os] for d in devices if d.os in NAPALM_DRIVERS}
+    drivers = {driver for driver in map(napalm_driver, devices) if driver}
     for driver in sorted(drivers & REVERT_IN.keys()):
         least, most, step = REVERT_IN[driver]
         if not least <= revert_in <= most or revert_in % step:
@@ -156,7 +160,7 @@ class Deployer:
                 else None
             )
             optional_args: dict[str, Any] = {}
-            platform = NAPALM_DRIVERS[device.os]
+            platform = napalm_driver(device)
             if self.mock_dir:
                 platform = MOCK_DRIVER
                 optional_args = {"path": str(inside(Path(self.mock_dir), device.name, "--mock"))}
@@ -215,7 +219,7 @@ class Deployer:
     # -- live diff ----------------------------------------------------------------------
 
     def diff(self, devices: list[DevicePlan], progress: Callable[[str], None]) -> list[LiveResult]:
-        supported = [d for d in devices if d.os in NAPALM_DRIVERS]
+        supported = [d for d in devices if napalm_driver(d)]
 
         def work(connection: Any, device: DevicePlan) -> LiveResult:
             read = self._read(connection, device)
@@ -251,9 +255,9 @@ class Deployer:
         PFC-coupled change would leave a link's other end out."""
         if commit:
             check_revert_in(devices, revert_in)
-        supported = [d for d in devices if d.os in NAPALM_DRIVERS]
+        supported = [d for d in devices if napalm_driver(d)]
         results: dict[str, LiveResult] = {
-            d.name: _no_driver(d) for d in devices if d.os not in NAPALM_DRIVERS
+            d.name: _no_driver(d) for d in devices if not napalm_driver(d)
         }
         reads = (
             {r.device: r for r in self._run(supported, self._read, progress)} if supported else {}
@@ -341,7 +345,7 @@ class Deployer:
             if not commit:
                 dry_run = LiveResult(device.name, "would-change", diff, "dry run")
                 return self._discard(connection, dry_run, "candidate discarded")
-            confirm = NAPALM_DRIVERS[device.os] in COMMIT_CONFIRM and revert_in > 0
+            confirm = napalm_driver(device) in COMMIT_CONFIRM and revert_in > 0
             if confirm:
                 connection.commit_config(revert_in=revert_in)
             else:

@@ -19,6 +19,7 @@ VENDOR = Vendor(
     not_expressed=render.NOT_EXPRESSED,
     parser="lossless.vendors.eos.parse",
     differ="lossless.vendors.eos.diff",
+    napalm_driver="eos",
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
 )

@@ -20,6 +20,7 @@ VENDOR = Vendor(
     not_expressed=render.NOT_EXPRESSED,
     parser="lossless.vendors.junos.parse",
     differ="lossless.vendors.junos.diff",
+    napalm_driver="junos",
     diff_kind="set-commands",
     as_rendered=render.as_rendered,
 )

@@ -19,6 +19,7 @@ VENDOR = Vendor(
     not_expressed=render.NOT_EXPRESSED,
     parser="lossless.vendors.nxos.parse",
     differ="lossless.vendors.nxos.diff",
+    napalm_driver="nxos",
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
 )
