@@ -227,7 +227,7 @@ def render_floor(inventory: Path, work: Path) -> dict[str, tuple[int, float, flo
     results = {}
     for os_name, devices in by_os.items():
         vendor = vendor_for(os_name)
-        template = jinja_environment().get_template(vendor.TEMPLATE)
+        template = jinja_environment().get_template(vendor.template)
         contexts = [vendor.context(device, plan) for device in devices]
         floor = full = float("inf")
         for _ in range(3):

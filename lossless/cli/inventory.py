@@ -14,7 +14,6 @@ from pathlib import Path
 from lossless.cli.inputs import inventory_path, load
 from lossless.errors import InputError
 from lossless.system.resources import schema_text
-from lossless.system.writing import write_atomically
 
 
 def validate_command(args: argparse.Namespace) -> int:
@@ -45,6 +44,8 @@ def schema_command(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
+    from lossless.system.writing import write_atomically  # its worker pool: only to write
+
     target = Path(args.output)
     write_atomically(target.parent, {target.name: text})
     print(f"wrote {target} ({args.name} schema)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from lossless.hosts import rules as host_rules
 from lossless.lint import deadlock_rules
@@ -13,7 +14,9 @@ from lossless.lint import rules as switch_rules
 from lossless.lint.registry import RULES, Rule
 from lossless.text.lists import comma_separated
 
-# The modules that define rules: the switch rules; LL140-LL142; LL109 and LL130-LL135
+# The modules that define rules, in the order lint() takes their rules (its worker processes
+# take the heavy shared computations in this order: a switch's port groups, the deadlock
+# analysis, the NIC ends): the switch rules; LL140-LL142; LL109, LL130-LL135, LL210-LL211
 RULE_MODULES = (switch_rules, deadlock_rules, host_rules)
 
 
@@ -21,9 +24,12 @@ class UnknownRule(ValueError):
     """A rule named on the command line or in `lint_ignore` that does not exist."""
 
 
+@cache
 def registered_rules() -> dict[str, Rule]:
-    """Every rule by ID (the modules above registered them when imported)."""
-    return RULES
+    """Every rule by ID (the modules above registered them when imported), in RULE_MODULES
+    order, each module's in the order it defines them."""
+    place = {module.__name__: number for number, module in enumerate(RULE_MODULES)}
+    return dict(sorted(RULES.items(), key=lambda item: place[item[1].check.__module__]))
 
 
 def find_rule(name: str) -> Rule | None:
