@@ -28,6 +28,7 @@ from conftest import EXAMPLES, REPO, walk
 from ruamel.yaml import YAML
 
 from lossless.cli.main import main
+from lossless.vendors.junos.statements import read as read_junos
 
 SEED = 20_250_909
 # LOSSLESS_FUZZ_SCALE=20 runs twenty times as many cases (a deeper search, by hand).
@@ -73,6 +74,16 @@ HOSTILE_VALUES: list[Any] = [
     "leaf[1:2]:Ethernet[0:99999999]",
     "400Q",
     "99999999999999999999T",
+    *[  # free text that would be syntax somewhere: configs, scripts, YAML, terminals, CI logs
+        "uplink\nusername evil privilege 15 secret 0 x",
+        'x"; } system { login { user evil; } } x {',
+        "a\rb",
+        "\x1b[2J\x1b]0;pwned\x07",
+        "::error::pwned",
+        "eth0\n",
+        "-eth0",
+        "\u202eevil",
+    ],
     True,
     None,
     [],
@@ -112,6 +123,10 @@ HOSTILE_TEXT = [
     '"PORT": {"Ethernet0": 5}',
     "-1",
     "abc",
+    "\x1b[31m",
+    "\r\n::add-mask::x",
+    "description uplink\n  username evil",
+    '"; } system {',
 ]
 
 
@@ -288,6 +303,69 @@ def test_mutated_config(tmp_path, lab_loaded_once, name, case):
         _run("ci", str(LAB), "--configs", str(folder), "--format", "sarif")
     else:
         _run("diff", str(LAB), "--running", str(folder), "--device", Path(name).stem)
+
+
+# Strings a pull request writes into a free-text field, and what no output may then hold.
+INJECTED = "username evil privilege 15 secret 0 x"
+HOSTILE_STRINGS = [
+    f"uplink\n{INJECTED}\ninterface Ethernet9/9",
+    f'uplink"; }} }} system {{ login {{ {INJECTED}; }} }} interfaces {{ x {{ y "',
+    "\x1b[2J\x1b]0;pwned\x07",
+    "ok\r\n::error::pwned",
+    "eth0\n",
+    "\u202egnp.exe",
+]
+STRING_CASES = 30 * SCALE
+
+
+def _string_fields(data: Any, free_text_only: bool) -> list[tuple]:
+    """Paths of the data's strings; or only those of free text (what passes to configs),
+    port descriptions three times (every switch config prints them)."""
+    if not free_text_only:
+        return [path for path, node in walk(data) if path and isinstance(node, str)]
+    return [
+        path
+        for path, node in walk(data)
+        if path and isinstance(node, str) and path[-1] in FREE_TEXT
+        for _ in range(3 if path[0] == "port_profiles" else 1)
+    ]
+
+
+FREE_TEXT = {"description", "platform", "model", "mgmt"}
+
+
+@pytest.mark.parametrize("case", range(STRING_CASES))
+def test_a_hostile_string_in_any_string_field(tmp_path, case):
+    """One string field of the lab (a description, platform, model, name, reason...) holds a
+    hostile string: the inventory is refused (exit 2), or what is rendered from it holds no
+    control character and no injected line."""
+    rng = random.Random(f"{SEED}:strings:{case}")
+    _, data = _original(LAB)
+    data = copy.deepcopy(data)
+    path = rng.choice(_string_fields(data, free_text_only=case % 2 == 0))
+    parent = data
+    for part in path[:-1]:
+        parent = parent[part]
+    # free-text cases take the strings in turn, so each reaches the configs it could break
+    value = HOSTILE_STRINGS[case // 2 % len(HOSTILE_STRINGS)] if case % 2 == 0 else None
+    parent[path[-1]] = value or rng.choice(HOSTILE_STRINGS)
+    inventory = tmp_path / "lab.yaml"
+    inventory.write_text(json.dumps(data))
+    code, printed = _run("validate", str(inventory))
+    assert "\x1b" not in printed
+    if code != 0:
+        return
+    out = tmp_path / "out"
+    _run("render", str(inventory), "-o", str(out))
+    _run("render", str(inventory), "-o", str(out / "hosts"), "--hosts")
+    for file in out.rglob("*"):
+        if file.is_file():
+            text = file.read_text()
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e]", text), (path, file.name)
+            assert not any(line.strip().startswith(INJECTED) for line in text.splitlines())
+            if file.suffix == ".conf":  # Junos: no statement outside what lossless writes
+                tops = {s.words[0] for s in read_junos(text, file.name).statements}
+                assert tops <= {"interfaces", "class-of-service", "forwarding-options"}, tops
 
 
 def test_the_fuzz_is_deterministic_and_varied():

@@ -37,7 +37,9 @@ NOT_SUPPORTED: list[tuple[re.Pattern[str], str]] = [
     ),
 ]
 
-INTERFACE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")  # Linux IFNAMSIZ 16 with the NUL
+# A Linux interface name (IFNAMSIZ 16 with the NUL) that no tool takes for an option; \Z, not
+# $, so that a final newline is not the end
+INTERFACE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}\Z")
 
 
 def host_vendor(model: str | None) -> ModuleType | str:

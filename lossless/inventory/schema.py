@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from lossless.errors import Problem
@@ -25,11 +27,44 @@ _TYPE_WORDS = {
 
 
 @cache
-def inventory_validator() -> Draft202012Validator:
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    """A schema pattern as JSON Schema means it (ECMA-262): `$` matches at the end of the
+    text only. Python's `$` also matches before a final newline, so `^[a-z0-9]+$` would take
+    "eth0\\n" (which then breaks the scripts, env and YAML files a name is written into):
+    every `$` outside a character class becomes `\\Z`."""
+    out, in_class, escaped = [], False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            char = r"\Z"
+        out.append(char)
+    return re.compile("".join(out))
+
+
+def _pattern(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """The `pattern` keyword with ECMA-262's `$` (see _ecma_regex)."""
+    if validator.is_type(instance, "string") and not _ecma_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+InventoryValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
+@cache
+def inventory_validator() -> Any:
     """The validator of the packaged schema (tests/test_schema.py checks the schema itself
     against the 2020-12 meta-schema once; every run doing so cost 0.1 s of start-up)."""
     schema = json.loads(resource_path("schemas", "inventory.schema.json").read_text())
-    return Draft202012Validator(schema)
+    return InventoryValidator(schema)
 
 
 def suggest(word: str, choices: Any) -> str:

@@ -13,7 +13,7 @@ from lossless.errors import Problem
 from lossless.inventory.schema import suggest
 from lossless.inventory.yamlsource import Document, PathKey
 
-_RULE_ID = re.compile(r"^LL[0-9]{3}$")  # other shapes are the schema's to report
+_RULE_ID = re.compile(r"LL[0-9]{3}")  # other shapes are the schema's to report
 
 
 def _lint_ignores(node: Any, path: PathKey) -> Iterator[tuple[PathKey, dict[str, Any]]]:
@@ -48,5 +48,5 @@ def unknown_rule_problems(document: Document, rule_ids: RuleIds) -> list[Problem
         )
         for path, ignores in ignored
         for rule_id in ignores
-        if isinstance(rule_id, str) and _RULE_ID.match(rule_id) and rule_id not in rules
+        if isinstance(rule_id, str) and _RULE_ID.fullmatch(rule_id) and rule_id not in rules
     ]

@@ -7,15 +7,15 @@ import re
 from decimal import Decimal
 
 SPEED_PATTERN = r"^[0-9]+(\.[0-9]+)?[MGT]$"
-_SPEED_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([MGT])$")
+_SPEED_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)([MGT])")
 _SPEED_SCALE_MBPS = {"M": 1, "G": 1000, "T": 1_000_000}
 
-_LENGTH_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)\s*(m|km)?$")
+_LENGTH_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*(m|km)?")
 
 
 def parse_speed(text: str) -> int:
     """'400G' -> 400000 (Mb/s). Raises ValueError on anything else."""
-    match = _SPEED_RE.match(text.strip())
+    match = _SPEED_RE.fullmatch(text.strip())
     if not match:
         raise ValueError(f"speed {text!r} is not a number with a unit M, G or T (e.g. 100G)")
     mbps = Decimal(match.group(1)) * _SPEED_SCALE_MBPS[match.group(2)]
@@ -36,7 +36,7 @@ def format_speed(mbps: int) -> str:
 
 def parse_length_m(text: str) -> float:
     """'40m' or '2km' or '5' -> metres."""
-    match = _LENGTH_RE.match(text.strip())
+    match = _LENGTH_RE.fullmatch(text.strip())
     if not match:
         raise ValueError(f"cable length {text!r} is not a number of metres (e.g. 40m or 2km)")
     metres = float(match.group(1)) * (1000 if match.group(2) == "km" else 1)

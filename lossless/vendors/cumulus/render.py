@@ -50,6 +50,7 @@ from ruamel.yaml import YAML
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.text.units import format_speed, whole_metres
 from lossless.vendors.facts import expressed_facts
+from lossless.vendors.free_text import one_line, port_description
 from lossless.vendors.grouping import earliest_ecn, group
 from lossless.vendors.vendor import NotExpressed
 
@@ -126,7 +127,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         "interfaces": [
             {
                 "name": yaml_text(port.name),
-                "description": yaml_text(port.description or f"peer {port.peer}")
+                "description": yaml_text(one_line(port_description(port)))
                 if port.description or port.peer
                 else None,
                 "mtu": port.mtu,

@@ -31,6 +31,7 @@ from lossless.asics import Asic, catalogue
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, QueuePlan
 from lossless.text.units import seconds
 from lossless.vendors.facts import expressed_facts
+from lossless.vendors.free_text import one_line, port_description
 from lossless.vendors.grouping import group
 from lossless.vendors.vendor import NotExpressed
 
@@ -62,6 +63,12 @@ def platform_speed(device: DevicePlan) -> tuple[int, int]:
         return 0, 0
     fastest = max(asic.speeds_mbps)
     return fastest, asic.default_lanes(fastest)
+
+
+def description(text: str) -> str:
+    """A port's description as EOS reads `description TEXT`: the rest of the line, so one
+    line of printable characters (um-eos "description (interface)"; no quoting exists)."""
+    return one_line(text)
 
 
 def threshold(value: int) -> str:
@@ -186,7 +193,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         "ports": [
             {
                 "name": p.name,
-                "description": p.description or (f"peer {p.peer}" if p.peer else ""),
+                "description": description(port_description(p)),
                 "mtu": p.mtu,
                 "speed": speed_token(p) if states_speed(p, device) else None,
                 "profile": profile_of.get(p.name),

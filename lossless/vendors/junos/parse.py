@@ -96,7 +96,7 @@ DSCP_ALIASES = {
 }
 # Default IEEE 802.1 code-point aliases of QFX switches [DEFAULTS].
 PRIORITY_ALIASES = {"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4, "af12": 5, "nc1": 6, "nc2": 7}
-_PORT = re.compile(r"^[a-z]+-\d+/\d+/\d+(:\d+)?$|^ae\d+$")
+_PORT = re.compile(r"[a-z]+-\d+/\d+/\d+(:\d+)?|ae\d+")
 _SPEED = re.compile(r"(\d+)g$")
 _COS = "class-of-service"
 ECMP_BLOCK = ("forwarding-options", "enhanced-hash-key")
@@ -307,7 +307,7 @@ class _Reader:
         } | st.classes
         # CoS entries that name many ports, most specific first (`all` last)
         self.patterns = sorted(
-            (n for n in st.cos_interfaces if not _PORT.match(n)),
+            (n for n in st.cos_interfaces if not _PORT.fullmatch(n)),
             key=lambda p: (p == "all", -len(p), p),
         )
         self.port_names = self._port_names()
@@ -315,8 +315,8 @@ class _Reader:
     def _port_names(self) -> list[str]:
         """Physical ports the config names (interfaces, CoS interfaces) and, with an
         inventory, its ports that a CoS wildcard (`et-*`, `all`) covers."""
-        names = [n for n in self.st.interfaces if _PORT.match(n)]
-        names += [n for n in self.st.cos_interfaces if _PORT.match(n) and n not in names]
+        names = [n for n in self.st.interfaces if _PORT.fullmatch(n)]
+        names += [n for n in self.st.cos_interfaces if _PORT.fullmatch(n) and n not in names]
         # a port broken out into sub-ports (et-0/0/0 -> et-0/0/0:0, :1) carries no traffic
         parents = {n.rsplit(":", 1)[0] for n in names if ":" in n}
         names = [n for n in names if n not in parents]

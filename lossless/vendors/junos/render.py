@@ -49,6 +49,7 @@ from lossless.plan import (
 )
 from lossless.text.units import whole_metres
 from lossless.vendors.facts import expressed_facts
+from lossless.vendors.free_text import one_line, port_description
 from lossless.vendors.grouping import earliest_ecn, group
 from lossless.vendors.vendor import NotExpressed
 
@@ -90,6 +91,13 @@ HASH_EXCLUSIONS = {
     "src-port": "no-l4-source-port",
     "dst-port": "no-l4-destination-port",
 }
+
+
+def description(text: str) -> str:
+    """A port's description inside Junos's double quotes: one line, with `\\` and `"`
+    escaped by a backslash as Junos writes them, so no text can close the string and open a
+    statement or a block (`description "a\\"b";`)."""
+    return one_line(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def code_point(dscp: int) -> str:
@@ -280,7 +288,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         "ports": [
             {
                 "name": p.name,
-                "description": p.description or (f"peer {p.peer}" if p.peer else ""),
+                "description": description(port_description(p)),
                 "mtu": _interface_mtu(p),
                 "pfc_profile": pfc_profile_name(p) if p.lossless else None,
             }

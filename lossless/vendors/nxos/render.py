@@ -44,6 +44,7 @@ from typing import Any
 
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PortPlan, WatchdogPlan
 from lossless.vendors.facts import expressed_facts
+from lossless.vendors.free_text import one_line, port_description
 from lossless.vendors.grouping import group
 from lossless.vendors.vendor import NotExpressed
 
@@ -66,6 +67,13 @@ EGRESS = "QOS_EGRESS"
 WATCHDOG_INTERVAL = (100, 1000)
 SHUTDOWN_MULTIPLIER = (1, 10)
 AUTO_RESTORE_MULTIPLIER = (1, 100)
+
+
+def description(text: str) -> str:
+    """A port's description as NX-OS reads `description TEXT`: the rest of the line, so one
+    line of printable characters (Nexus 9000 interfaces guide, "Configuring the
+    Description"; no quoting exists)."""
+    return one_line(text)
 
 
 def kbytes(value: int) -> str:
@@ -245,7 +253,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         "ports": [
             {
                 "name": p.name,
-                "description": p.description or (f"peer {p.peer}" if p.peer else ""),
+                "description": description(port_description(p)),
                 "mtu": p.mtu,
                 "lossless": p.lossless,
                 "watchdog": bool(p.lossless and p.watchdog and p.watchdog.enabled),

@@ -19,7 +19,7 @@ from lossless.errors import InputError, Problem
 MAX_DEPTH = 4  # {tables {entries {fields [leaf-list values]}}}
 # a string (group 1) and, for a key, its colon (group 2); or a bracket (group 3)
 _TOKENS = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?|([{}\[\]])')
-_TABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_TABLE_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 _KIND = {dict: "an object", list: "a list", bool: "true/false", int: "a number", float: "a number"}
 
 
@@ -148,7 +148,7 @@ def load_config_db(text: str, file: str) -> ConfigDb:
         ) from None
     except (ValueError, RecursionError) as error:  # e.g. a number of more than 4300 digits
         raise InputError([Problem(file, 1, 1, "", f"JSON: {error}")]) from None
-    if data and not any(_TABLE_NAME.match(key) for key in data):
+    if data and not any(_TABLE_NAME.fullmatch(key) for key in data):
         raise InputError(
             [
                 Problem(

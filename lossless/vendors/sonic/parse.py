@@ -71,7 +71,7 @@ MAPS = (
         lambda k: k,
     ),
 )
-_RANGE = re.compile(r"^(\d{1,2})(?:-(\d{1,2}))?$")
+_RANGE = re.compile(r"(\d{1,2})(?:-(\d{1,2}))?")
 
 
 class _Keyed:
@@ -117,7 +117,7 @@ class _Reader:
     # -- helpers ---------------------------------------------------------------------------
 
     def _indices(self, path: tuple[str, ...], text: str) -> list[int]:
-        match = _RANGE.match(text)
+        match = _RANGE.fullmatch(text)
         if not match:
             raise self.db.error(path, f"expected an index or a range like 3-4, not {text!r}")
         first, last = int(match.group(1)), int(match.group(2) or match.group(1))
