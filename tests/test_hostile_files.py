@@ -1,7 +1,7 @@
 """Files: render checks its whole output folder before writing anything, writes each file
-safely (umask or kept mode, fixed-prefix temporary files, all on the disk before the first
-is renamed), and no command reads or writes a path that leads out of the folder it was
-given."""
+safely (the umask's mode, never a replaced file's; fixed-prefix temporary files, all on the
+disk before the first is renamed), and no command reads or writes a path that leads out of
+the folder it was given."""
 
 from __future__ import annotations
 
@@ -105,13 +105,20 @@ def test_new_files_follow_the_umask(run, tmp_path, umask, mode):
     assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "out").iterdir()} == {oct(mode)}
 
 
-def test_a_replaced_file_keeps_its_mode(run, tmp_path):
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def test_a_replaced_file_gets_the_umask_mode(run, tmp_path):
+    """Not the replaced file's mode: a planted mode (issue 24 item 5) must not survive."""
     out = tmp_path / "out"
     assert _render(run, out).code == 0
     (out / "leaf1.json").write_text("old")
     (out / "leaf1.json").chmod(0o640)
     assert _render(run, out).code == 0
-    assert (out / "leaf1.json").stat().st_mode & 0o777 == 0o640
+    assert (out / "leaf1.json").stat().st_mode & 0o7777 == _umask_mode()
     assert (out / "leaf1.json").read_text() == (GOLDEN / "leaf1.json").read_text()
 
 

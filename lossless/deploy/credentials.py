@@ -66,6 +66,8 @@ class CredentialStore:
     def _load(self, path: Path) -> None:
         if not path.exists():
             raise UsageError(f"credentials file {path} does not exist")
+        if not path.is_file():
+            raise UsageError(f"credentials file {path} is not a file")
         if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise UsageError(f"credentials file {path} is readable by others: chmod 600 {path}")
         data = _read_private_yaml(path)

@@ -29,7 +29,7 @@ from pathlib import Path
 from lossless.errors import InputError, Problem
 from lossless.hosts.nvidia import DCQCN_KNOBS
 from lossless.plan import NicPlan
-from lossless.system.files import read_config
+from lossless.system.files import inside, read_config
 
 QOS_FILE, SYSFS_FILE, PAUSE_FILE = "mlnx_qos.txt", "sysfs.txt", "ethtool-pause.txt"
 
@@ -51,12 +51,13 @@ _ECN_KNOB = re.compile(r"/ecn/(roce_np/.+|roce_rp/.+)$")
 class _Reader:
     """Values of one NIC's state files, each with FILE:LINE:1."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, root: Path):
         self.folder = folder
+        self.root = root  # the --host-state folder: no file is read from outside it
         self.values: dict[str, tuple[str, str]] = {}  # key -> (value, source)
 
     def lines(self, name: str) -> list[tuple[str, str]]:
-        path = self.folder / name
+        path = inside(self.folder, name, "--host-state", self.root)
         if not path.is_file():
             return []
         if path.stat().st_size > MAX_BYTES:
@@ -131,10 +132,11 @@ def _number(text: str | None) -> int | None:
     return sign * int(value[start:])
 
 
-def parse_state(folder: Path, planned: NicPlan) -> NicPlan:
+def parse_state(folder: Path, planned: NicPlan, root: Path | None = None) -> NicPlan:
     """The saved state of one NIC (folder as collect-host-state.sh writes it). The planned NIC
-    gives identity (server, interface, model, peer) and where to look, no values."""
-    reader = _Reader(folder)
+    gives identity (server, interface, model, peer) and where to look, no values. A file that
+    leads outside `root` (the folder of every host's state; default: folder) is refused."""
+    reader = _Reader(folder, folder if root is None else root)
     dscp2prio = reader.read_qos()
     reader.read_sysfs()
     reader.read_pause()

@@ -10,6 +10,7 @@ host drift, at the file and line it was read from.
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from lossless.hosts import nvidia, nvidia_state
 from lossless.hosts.vendors import host_vendor
 from lossless.lint.registry import Finding
 from lossless.plan import FabricPlan, NicPlan
+from lossless.system.files import inside
 from lossless.vendors.grouping import group
 
 # The settings a saved state shows, compared with the plan.
@@ -81,14 +83,13 @@ def host_drift(planned: NicPlan, state: NicPlan) -> list[Finding]:
     return findings
 
 
-def _inside(folder: Path, name: str) -> Path | None:
-    """folder/name if it stays inside folder (names come from the inventory)."""
-    path = folder / name
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
+def _inside(root: Path, folder: Path, name: str) -> Path | None:
+    """folder/name (folder is root or a folder of it); None for a name that is not one entry
+    (names come from the inventory): no saved state. A symlink that leads outside root (the
+    state came from hosts) is refused, a usage error naming it, as `lint --configs` does."""
+    if name in ("", ".", "..") or "/" in name or os.sep in name:
         return None
-    return path
+    return inside(folder, name, "--host-state", root)
 
 
 def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, list[Finding]]:
@@ -99,7 +100,7 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
     fabric.nics = dict(planned)
     findings: list[Finding] = []
     for server, nics in group(planned.values(), lambda n: n.server).items():
-        server_folder = _inside(folder, server)
+        server_folder = _inside(folder, folder, server)
         if server_folder is None or not server_folder.is_dir():
             findings.append(_missing(nics[0], f"no saved state in {folder / server}"))
             continue
@@ -108,11 +109,11 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
                 model = nic.model or "model-less"
                 findings.append(_missing(nic, f"the state of {model} NICs is not read yet"))
                 continue
-            nic_folder = _inside(server_folder, nic.name)
+            nic_folder = _inside(folder, server_folder, nic.name)
             if nic_folder is None or not nic_folder.is_dir():
                 findings.append(_missing(nic, f"no saved state in {server_folder / nic.name}"))
                 continue
-            state = nvidia_state.parse_state(nic_folder, nic)
+            state = nvidia_state.parse_state(nic_folder, nic, root=folder)
             findings += host_drift(nic, state)
             fabric.nics[f"{server}:{nic.name}"] = state
     return fabric, findings

@@ -38,10 +38,16 @@ def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> b
         raise InputError(
             [Problem(file, 1, 1, "", f"cannot read {what}: {error.strerror}")]
         ) from None
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)  # before fdopen, which fails on a folder (IsADirectoryError)
+        message = (
+            f"is a folder, not a {what}"
+            if stat.S_ISDIR(info.st_mode)
+            else f"{what} is not a regular file"
+        )
+        raise InputError([Problem(file, 1, 1, "", message)])
     with os.fdopen(descriptor, "rb") as stream:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError([Problem(file, 1, 1, "", f"{what} is not a regular file")])
         # Asked for its stated size and a byte more (reading limit + 1 bytes at once costs a
         # buffer of the limit per file); the rest only when it holds more than it said.
         data = stream.read(min(info.st_size, limit) + 1)
@@ -71,8 +77,9 @@ def read_text(path: str | Path, what: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def inside(folder: Path, name: str, what: str) -> Path:
-    """folder/name, refused (usage error) when it resolves outside folder, symlinks included."""
+def inside(folder: Path, name: str, what: str, root: Path | None = None) -> Path:
+    """folder/name, refused (usage error) when it resolves outside folder, symlinks included;
+    with `root`, outside root instead (folder is a folder of root's, already checked)."""
     candidate = folder / name
     if name not in ("", ".", "..") and os.sep not in name and (os.altsep or os.sep) not in name:
         # An entry of the folder itself that is not a symlink (or nothing yet) is inside it:
@@ -84,13 +91,14 @@ def inside(folder: Path, name: str, what: str) -> Path:
             return candidate
         except OSError:
             pass  # resolved below
+    limit = folder if root is None else root
     try:
-        root, resolved = folder.resolve(), candidate.resolve()
-        escapes = resolved == root or not resolved.is_relative_to(root)
+        top, resolved = limit.resolve(), candidate.resolve()
+        escapes = resolved == top or not resolved.is_relative_to(top)
     except (OSError, RuntimeError):  # a symlink loop
         escapes = True
     if escapes:
-        raise UsageError(f"{what}: {candidate} leads outside {folder}; refused")
+        raise UsageError(f"{what}: {candidate} leads outside {limit}; refused")
     return candidate
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import io
 import os
+import pwd
 import secrets
 import stat
 from collections.abc import Callable
@@ -34,7 +35,7 @@ class _Target:
     name: str
     path: Path
     data: bytes
-    mode: int | None  # permission bits of the file it replaces, None for a new file
+    owner: int | None  # uid of the file it replaces, None for a new file
     same: bool  # the file there already holds data
 
 
@@ -64,6 +65,21 @@ def _replaceable(path: Path, option: str) -> os.stat_result | None:
     return found
 
 
+def _check_owner(path: Path, owner: int | None, option: str) -> None:
+    """A usage error for a file another user owns: replacing it would take over a file they
+    may have planted for us (root rendering into a shared folder)."""
+    if owner is None or owner == os.geteuid():
+        return
+    try:
+        name = pwd.getpwuid(owner).pw_name
+    except KeyError:
+        name = "an unknown user"
+    raise UsageError(
+        f"{option} {path.parent}: {path} belongs to {name} (uid {owner}), not to you; "
+        "refused (remove it, or write elsewhere)"
+    )
+
+
 def _target(folder: Path, name: str, text: str) -> _Target:
     """What is at folder/name now; a usage error when it is not a file we may replace."""
     path = inside(folder, name, "-o")
@@ -72,28 +88,23 @@ def _target(folder: Path, name: str, text: str) -> _Target:
     if found is None:
         return _Target(name, path, data, None, False)
     same = found.st_size == len(data) and read_bounded(path, "file", len(data)) == data
-    return _Target(name, path, data, stat.S_IMODE(found.st_mode), same)
+    return _Target(name, path, data, found.st_uid, same)
 
 
 def _write_temporary(folder: Path, target: _Target) -> Path:
     """The target's bytes in a new temporary file beside it: see _temporary_file."""
-    return _temporary_file(
-        folder, target.name, target.mode, lambda stream: stream.write(target.data)
-    )
+    return _temporary_file(folder, target.name, lambda stream: stream.write(target.data))
 
 
-def _temporary_file(
-    folder: Path, name: str, mode: int | None, write: Callable[[BinaryIO], object]
-) -> Path:
-    """A new temporary file beside folder/name holding what `write` writes to it (umask
-    mode, or `mode`: the replaced file's); the temporary file is gone again if that fails."""
+def _temporary_file(folder: Path, name: str, write: Callable[[BinaryIO], object]) -> Path:
+    """A new temporary file beside folder/name holding what `write` writes to it, with the
+    mode the umask gives (never the mode of the file it will replace, which may be another
+    user's setuid or world-writable plant); the temporary file is gone again if that fails."""
     temporary = folder / f"{TEMP_PREFIX}{name}.{secrets.token_hex(4)}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as for any file
         with os.fdopen(descriptor, "wb") as stream:
-            if mode is not None:
-                os.fchmod(descriptor, mode)
             write(stream)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -137,8 +148,9 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
 def write_streamed(path: Path, write: Callable[[TextIO], object], option: str) -> None:
     """One file whose text `write` streams out (the plan JSON of a 32k fabric is 200 MB, too
     much to hold as well): written into a temporary file beside it, made durable and renamed
-    over it, so a failure leaves what was there. A missing folder is made; a replaced file
-    keeps its mode. `option` names the file in messages ("--plan-json")."""
+    over it, so a failure leaves what was there. A missing folder is made; the file gets the
+    mode the umask gives, and one another user owns is refused. `option` names the file in
+    messages ("--plan-json")."""
     folder = path.parent
     _check_folder(folder, writing=True, option=option)
 
@@ -151,8 +163,8 @@ def write_streamed(path: Path, write: Callable[[TextIO], object], option: str) -
     try:
         folder.mkdir(parents=True, exist_ok=True)
         found = _replaceable(path, option)
-        mode = None if found is None else stat.S_IMODE(found.st_mode)
-        temporary = _temporary_file(folder, path.name, mode, write_text)
+        _check_owner(path, None if found is None else found.st_uid, option)
+        temporary = _temporary_file(folder, path.name, write_text)
         directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             _make_durable(directory, [temporary])
@@ -177,11 +189,12 @@ def write_rendered(
     folder, a device, a FIFO or a link out of it) as its text is ready, and each changed text
     goes to a temporary file. All of them are made durable before the first rename, so a bad
     target, a full disk or a failed write leaves no partial output: the temporary files are
-    removed (and a folder this run made, if it stays empty). A new file gets the mode the
-    umask gives; a replaced file keeps its mode. An exclusive lock on the folder keeps two
-    runs apart, and our temporary files a crash left behind are swept. With `workers` (the
-    texts take work to make) and many files, worker processes make the texts and write the
-    temporary files (lossless.parallel); this process makes them durable and renames them.
+    removed (and a folder this run made, if it stays empty). A new or replaced file gets the
+    mode the umask gives; a file another user owns is refused, changed or not. An exclusive
+    lock on the folder keeps two runs apart, and our temporary files a crash left behind are
+    swept. With `workers` (the texts take work to make) and many files, worker processes make
+    the texts and write the temporary files (lossless.parallel); this process makes them
+    durable and renames them.
     """
     _check_folder(folder, writing=True)
     made = not folder.exists()
@@ -226,6 +239,7 @@ def _prepare(folder: Path, name: str, text: str) -> tuple[str, Path, Path | None
     """The target checked, and the text in a temporary file if it differs from the file
     there: (name, target, temporary file or None)."""
     target = _target(folder, name, text)
+    _check_owner(target.path, target.owner, "-o")
     if target.same:
         return name, target.path, None
     try:

@@ -13,7 +13,12 @@
 # SERVER is the name the inventory gives this host (default: the short host name). Without
 # INTERFACEs it saves every interface whose RDMA device is driven by mlx5_core. It changes
 # nothing on the host; run it as root (mlnx_qos and cma_roce_tos need root).
+#
+# DIR may be shared (a folder in /tmp): DIR/SERVER and DIR/SERVER/INTERFACE must be folders
+# of the user running it, not symlinks, or it stops; each file is written to a new temporary
+# file in its folder and renamed over the old one, never through a symlink found there.
 set -euo pipefail
+umask go-w  # our folders and files: writable by us alone
 
 SYS="${LOSSLESS_SYSFS:-/sys}"  # another root for sysfs and configfs, for tests only
 
@@ -35,6 +40,32 @@ case $server in
   "" | . | .. | */*) die "not a usable server name: $server" ;;
 esac
 
+# Enter folder $1 of the current folder (made if missing), refusing a symlink and a folder
+# of another user; entered once by its physical path, so it cannot be swapped afterwards.
+enter() {
+  local parent
+  parent=$(pwd -P)
+  [ ! -L "$1" ] || die "$shown/$1 is a symlink; refused"
+  [ -e "$1" ] || mkdir -- "./$1" || die "cannot make $shown/$1"
+  cd -P -- "./$1" || die "cannot enter $shown/$1"
+  [ "$(pwd -P)" = "${parent%/}/$1" ] || die "$shown/$1 was replaced while entering it; refused"
+  [ -O . ] || die "$shown/$1 belongs to another user; refused"
+  chmod go-w .  # no one else can plant or swap what we write in it
+  shown="$shown/$1"
+}
+
+# Save stdin as file $1 of the current folder: a new temporary file renamed over it, so a
+# symlink or hard link planted there is replaced, never written through.
+save() {
+  local temporary
+  temporary=$(mktemp "./.$1.XXXXXX") || die "cannot write in $shown"
+  # chmod: the mode the umask gives, as for a file made by a redirection
+  if ! { cat >"$temporary" && chmod '=rw' "$temporary" && mv -f -T -- "$temporary" "./$1"; }; then
+    rm -f -- "$temporary"
+    die "cannot write $shown/$1"
+  fi
+}
+
 rdma_devices() {
   local dev
   for dev in "$SYS/class/net/$1/device/infiniband/"*; do
@@ -54,24 +85,34 @@ if [ $# -eq 0 ]; then
   [ $# -ge 1 ] || die "no mlx5 RDMA interface found; name the interfaces"
 fi
 
+# DIR itself is the caller's, like any path given on the command line.
+mkdir -p -- "$dir"
+case $dir in
+  /*) cd -P -- "$dir" ;;
+  *) cd -P -- "./$dir" ;;  # not looked up in CDPATH
+esac
+shown=$dir
+enter "$server"
+
 for interface in "$@"; do
   case $interface in
     "" | . | .. | */*) die "not an interface name: $interface" ;;
   esac
   [ -e "$SYS/class/net/$interface" ] || die "no interface $interface"
-  out="$dir/$server/$interface"
-  mkdir -p "$out"
-  mlnx_qos -i "$interface" >"$out/mlnx_qos.txt" 2>&1 || true
-  ethtool -a "$interface" >"$out/ethtool-pause.txt" 2>&1 || true
-  {
-    grep -s -H . "$SYS/class/net/$interface/mtu" "$SYS/class/net/$interface/speed" || true
-    grep -s -r -H . "$SYS/class/net/$interface/ecn" || true
-    for dev in $(rdma_devices "$interface"); do
-      grep -s -H . "$SYS/class/infiniband/$dev/tc/1/traffic_class" || true
-      if tos=$(cma_roce_tos -d "$dev" 2>/dev/null); then
-        printf '%s:%s\n' "$SYS/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos" "$tos"
-      fi
-    done
-  } >"$out/sysfs.txt"
-  echo "collect-host-state: saved $interface in $out"
+  (
+    enter "$interface"
+    { mlnx_qos -i "$interface" 2>&1 || true; } | save mlnx_qos.txt
+    { ethtool -a "$interface" 2>&1 || true; } | save ethtool-pause.txt
+    {
+      grep -s -H . "$SYS/class/net/$interface/mtu" "$SYS/class/net/$interface/speed" || true
+      grep -s -r -H . "$SYS/class/net/$interface/ecn" || true
+      for dev in $(rdma_devices "$interface"); do
+        grep -s -H . "$SYS/class/infiniband/$dev/tc/1/traffic_class" || true
+        if tos=$(cma_roce_tos -d "$dev" 2>/dev/null); then
+          printf '%s:%s\n' "$SYS/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos" "$tos"
+        fi
+      done
+    } | save sysfs.txt
+    echo "collect-host-state: saved $interface in $shown"
+  )
 done
