@@ -2,11 +2,19 @@
 inline CSS and SVG, no script, no fetch) and a Markdown summary for a pull-request comment
 (report.md), through templates/report/.
 
-The inventory is untrusted input: the HTML environment autoescapes every value, and the
-page's Content-Security-Policy allows nothing but its own inline style (by hash), so even an
+The inventory is untrusted input (it comes from pull requests), and so is text read from
+switches: the HTML environment autoescapes every value, and the page's
+Content-Security-Policy allows nothing but its own inline style (by hash), so even an
 escaping mistake could neither run a script nor load anything. Markdown has no autoescape:
 every value is escaped on output (finalize) so a name or description cannot add a table
-cell, a link or raw HTML to the comment.
+cell, a line, a link, an image, raw HTML or an HTML comment to the comment, nor make the
+forge act on it: GitHub and GitLab turn `@user` and `@org/team` into mentions (notifying
+them) and `#123` into cross-references, and GitHub Flavored Markdown's autolinks extension
+links bare `www.`, `http://`, `https://` and e-mail addresses (GitLab any `scheme://`), all
+in the rendered text, after entities and backslash escapes are undone. In both files a
+character that is invisible or moves the text around it (bidirectional controls such as
+U+202E, zero-width characters, control characters) is shown as its code point, <U+202E>,
+so a value reads as it displays.
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ import base64
 import hashlib
 import json
 import re
+import unicodedata
+from collections.abc import Callable
 from functools import cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -36,11 +46,52 @@ _COMMON = {
 }
 
 
+# Characters shown as their code point: control characters (C0, DEL, C1), format characters
+# (the bidirectional controls U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069; zero-width
+# space, joiners, word joiner, BOM, soft hyphen, tag characters), surrogates, private-use and
+# unassigned code points, and letters and marks that draw nothing (Hangul fillers, the
+# combining grapheme joiner, Khmer inherent vowels, variation selectors other than the
+# text/emoji ones, U+FE0E and U+FE0F).
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_BLANK = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE0E)))
+)
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e]")  # printable ASCII is shown as it is
+
+
+def _is_hidden(char: str) -> bool:
+    return (
+        unicodedata.category(char) in _HIDDEN_CATEGORIES
+        or char in _BLANK
+        or 0xE0100 <= ord(char) <= 0xE01EF  # variation selectors 17-256
+    )
+
+
+def code_point(char: str) -> str:
+    """How a hidden character is shown: U+202E between angle brackets."""
+    return f"<U+{ord(char):04X}>"
+
+
+def show_hidden(text: str, shown: Callable[[str], str] = code_point) -> str:
+    """`text` with every hidden character replaced by `shown(char)`."""
+    return _NOT_PLAIN.sub(lambda m: shown(m[0]) if _is_hidden(m[0]) else m[0], text)
+
+
+def html_finalize(value: object) -> object:
+    """The HTML page's finalize: hidden characters made visible (autoescape then escapes the
+    result); Markup (the page's own CSS, JSON and macros) and numbers are left alone."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return show_hidden(value)
+    return value
+
+
 @cache
 def html_environment() -> Environment:
     return Environment(
         loader=FileSystemLoader(str(resource_path("templates", "report"))),
         autoescape=True,
+        finalize=html_finalize,
         **_COMMON,  # type: ignore[arg-type]
     )
 
@@ -48,12 +99,32 @@ def html_environment() -> Environment:
 # Characters that mean something in GitHub-flavoured Markdown (tables, emphasis, links,
 # code, raw HTML, entities), escaped with a backslash; < > & become entities.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+# At the start of a line (the fabric's description) a value could open a list or draw a
+# rule: a leading - and the . of a leading "1. " are escaped too (+ and ")" already are).
+_BLOCK_START = re.compile(r"^(-|[0-9]{1,9}(?=\.(?:\s|$)))")
+# What the forge would link: a URL's scheme (GitLab links any `scheme://`, GFM http, https
+# and ftp), a `www.` autolink; shown defanged, `https[:]//`, `www[.]`, which no one links.
+_SCHEME = re.compile(r"://")
+_WWW = re.compile(r"(www)\.", re.IGNORECASE)
+# A zero-width space (as an entity: the Markdown stays ASCII) after @ and before the number
+# of an issue or merge request reference (#12, GH-12, GitLab's !12 and &12): the text looks
+# the same but no mention or cross-reference is made, as no username, e-mail domain or
+# reference number starts with a zero-width space (bots posting third-party text do this).
+_ZWSP = "&#8203;"
+_REFERENCE = re.compile(r"(#|!|&amp;|\bGH-)(?=[0-9])", re.IGNORECASE)
 
 
 def markdown_escape(value: object) -> str:
     text = " ".join(str(value).split())  # no line break can end a table row
+    text = _WWW.sub(r"\1[.]", _SCHEME.sub("[:]//", text))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _BLOCK_START.sub(lambda m: "\\-" if m[0] == "-" else m[0] + "\\", text)
+    text = _REFERENCE.sub(r"\1" + _ZWSP, text)  # before any & of ours is written
+    text = text.replace("@", "@" + _ZWSP)
+    return show_hidden(
+        text, lambda char: code_point(char).replace("<", "&lt;").replace(">", "&gt;")
+    )
 
 
 @cache
