@@ -62,10 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _error_line(text: str) -> None:
-    """Errors can quote what a device sent: scrubbed of any password loaded."""
+    """Errors can quote what a device sent or an input held: scrubbed of any password
+    loaded, then made printable (one line, no control characters, no workflow command)."""
     from lossless.deploy.credentials import scrub
+    from lossless.text.printable import printable
 
-    print(scrub(text), file=sys.stderr)
+    print(printable(scrub(text)), file=sys.stderr)
 
 
 if __name__ == "__main__":

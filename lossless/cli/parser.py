@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import NoReturn
 
 from lossless import __version__
 from lossless.vendors.registry import OS_NAMES
@@ -46,8 +47,17 @@ def _add_lint_report_arguments(command: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse quotes the arguments a user mistyped: printable, as every message of ours."""
+
+    def error(self, message: str) -> NoReturn:
+        from lossless.text.printable import printable
+
+        super().error(printable(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="lossless",
         description="Lossless RoCE v2 QoS: validate an inventory, plan PFC headroom, ECN and "
         "ECMP, render and lint switch configs, diff and push them.",

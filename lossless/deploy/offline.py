@@ -23,6 +23,7 @@ from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import read_config
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import plural
+from lossless.text.printable import inert_json, printable
 from lossless.vendors.config_folder import find_backup, folder_entries
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
@@ -89,6 +90,8 @@ def summary(diffs: list[DeviceDiff]) -> dict[str, int]:
 
 
 def render_text(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
+    """The diffs for people: each line printable (a backup's lines are the device's text:
+    lossless.text.printable), a change of several lines shown on one."""
     lines = []
     for item in diffs:
         if item.status == "missing-backup":
@@ -116,29 +119,33 @@ def render_text(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
         f"{counts['missing-backup']} missing backup; "
         + impact_summary({d.device: d.impacts for d in diffs})
     )
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))
 
 
 def render_json(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
+    """The diff as JSON (json.dumps escapes every control character); inert_json keeps a
+    backup's `##[` from being a CI runner's command when the file is printed."""
     impacts = {d.device: d.impacts for d in diffs}
-    return json.dumps(
-        {
-            "devices": [
-                {
-                    "device": d.device,
-                    "os": d.os,
-                    "kind": d.kind,
-                    "backup": d.backup,
-                    "status": d.status,
-                    "changes": d.changes,
-                    "impacts": [i.to_dict() for i in d.impacts],
-                    "phase": order.phase_of(d.device),
-                    **({"apply": d.apply} if d.apply else {}),
-                }
-                for d in diffs
-            ],
-            "order": order.to_dict(),
-            "summary": {**summary(diffs), **impact_counts(impacts)},
-        },
-        indent=2,
+    return inert_json(
+        json.dumps(
+            {
+                "devices": [
+                    {
+                        "device": d.device,
+                        "os": d.os,
+                        "kind": d.kind,
+                        "backup": d.backup,
+                        "status": d.status,
+                        "changes": d.changes,
+                        "impacts": [i.to_dict() for i in d.impacts],
+                        "phase": order.phase_of(d.device),
+                        **({"apply": d.apply} if d.apply else {}),
+                    }
+                    for d in diffs
+                ],
+                "order": order.to_dict(),
+                "summary": {**summary(diffs), **impact_counts(impacts)},
+            },
+            indent=2,
+        )
     )

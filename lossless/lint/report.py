@@ -1,6 +1,13 @@
 """Lint output formats: text (FILE:LINE:COL: ...), json, SARIF 2.1.0, GitHub workflow
 annotations, JUnit XML and GitLab Code Quality (Code Climate JSON); see
-docs/reference/ecosystem.md section 5."""
+docs/reference/ecosystem.md section 5.
+
+Findings quote what they found (a config's description, a NIC model, a `lint_ignore`
+reason, a host's saved state), and each format shows that text safely, once, here
+(lossless.text.printable): text, github and JUnit with control and bidi characters as
+visible escapes and no line a CI runner takes for a command; the JSON formats with the text
+as it came (json.dumps writes it in ASCII, every control character escaped), only `##[`
+written `##\\u005b`."""
 
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from lossless.lint.catalogue import registered_rules
 from lossless.lint.registry import Finding
 from lossless.lint.runner import LintResult
 from lossless.text.grammar import plural
+from lossless.text.printable import inert_json, printable
 
 RULES = registered_rules()  # every rule, by ID
 
@@ -42,7 +50,9 @@ def _summary(findings: list[Finding]) -> str:
 
 def text(findings: list[Finding]) -> str:
     lines = [
-        f"{f.source}: {f.severity} {f.rule} [{RULES[f.rule].name}] {_where(f)}{f.message}"
+        printable(
+            f"{f.source}: {f.severity} {f.rule} [{RULES[f.rule].name}] {_where(f)}{f.message}"
+        )
         for f in findings
     ]
     lines.append(_summary(findings))
@@ -71,7 +81,7 @@ def records(findings: list[Finding]) -> list[dict]:
 
 
 def as_json(findings: list[Finding]) -> str:
-    return json.dumps(records(findings), indent=2)
+    return inert_json(json.dumps(records(findings), indent=2))
 
 
 def _escape_data(text: str) -> str:
@@ -84,14 +94,16 @@ def _escape_property(text: str) -> str:
 
 def github(findings: list[Finding]) -> str:
     """GitHub Actions workflow commands (docs/reference/ecosystem.md 5.2):
-    ::error file=,line=,col=,title=::msg"""
+    ::error file=,line=,col=,title=::msg. The file and message are made printable first (a
+    newline is shown as \\n, never %0A), so each annotation is one line and the only lines
+    starting with `::`."""
     lines = []
     for f in findings:
         file, line, column = _location(f.source)
         title = _escape_property(f"{f.rule} {RULES[f.rule].name}")
         lines.append(
-            f"::{f.severity} file={_escape_property(file)},line={line},col={column},"
-            f"title={title}::{_escape_data(_where(f) + f.message)}"
+            f"::{f.severity} file={_escape_property(printable(file))},line={line},col={column},"
+            f"title={title}::{_escape_data(printable(_where(f) + f.message))}"
         )
     lines.append(_summary(findings))
     return "\n".join(lines)
@@ -155,12 +167,13 @@ def sarif(findings: list[Finding]) -> str:
             }
         ],
     }
-    return json.dumps(document, indent=2)
+    return inert_json(json.dumps(document, indent=2))
 
 
 def junit(findings: list[Finding], devices: list[str]) -> str:
     """One testsuite per device (and one for fabric-wide findings), one testcase per rule;
-    error findings are failures, warnings go to system-out."""
+    error findings are failures, warnings go to system-out. Every text from a finding or a
+    device name is made printable, which leaves only characters XML 1.0 can hold."""
     by_suite: dict[str, dict[str, list[Finding]]] = {}
     for f in findings:
         by_suite.setdefault(f.device or "fabric", {}).setdefault(f.rule, []).append(f)
@@ -168,24 +181,30 @@ def junit(findings: list[Finding], devices: list[str]) -> str:
     total = failures = 0
     for suite_name in ["fabric", *devices]:
         found = by_suite.get(suite_name, {})
-        suite = ElementTree.SubElement(root, "testsuite", name=suite_name)
+        shown = printable(suite_name)
+        suite = ElementTree.SubElement(root, "testsuite", name=shown)
         suite_failures = 0
         for rule_id in sorted(RULES):
             case = ElementTree.SubElement(
-                suite, "testcase", classname=suite_name, name=f"{rule_id} {RULES[rule_id].name}"
+                suite, "testcase", classname=shown, name=f"{rule_id} {RULES[rule_id].name}"
             )
             errors = [f for f in found.get(rule_id, []) if f.severity == "error"]
             if errors:
                 failure = ElementTree.SubElement(
-                    case, "failure", type=rule_id, message=_where(errors[0]) + errors[0].message
+                    case,
+                    "failure",
+                    type=rule_id,
+                    message=printable(_where(errors[0]) + errors[0].message),
                 )
-                failure.text = "\n".join(f"{f.source}: {_where(f)}{f.message}" for f in errors)
+                failure.text = "\n".join(
+                    printable(f"{f.source}: {_where(f)}{f.message}") for f in errors
+                )
                 suite_failures += 1
             warnings = [f for f in found.get(rule_id, []) if f.severity == "warning"]
             if warnings:
                 out = ElementTree.SubElement(case, "system-out")
                 out.text = "\n".join(
-                    f"warning {f.source}: {_where(f)}{f.message}" for f in warnings
+                    printable(f"warning {f.source}: {_where(f)}{f.message}") for f in warnings
                 )
         suite.set("tests", str(len(RULES)))
         suite.set("failures", str(suite_failures))
@@ -222,7 +241,7 @@ def codeclimate(findings: list[Finding]) -> str:
                 "location": {"path": _uri(file), "lines": {"begin": line}},
             }
         )
-    return json.dumps(issues, indent=2)
+    return inert_json(json.dumps(issues, indent=2))
 
 
 FORMATS = {
@@ -243,5 +262,5 @@ def report(result: LintResult, devices: list[str], format_name: str) -> str:
         text = FORMATS[format_name](result.findings) + "\n"
     if format_name == "text":
         for finding, reason in result.suppressed:
-            text += f"suppressed {finding.rule} at {finding.source}: {reason}\n"
+            text += printable(f"suppressed {finding.rule} at {finding.source}: {reason}") + "\n"
     return text

@@ -23,8 +23,6 @@ import base64
 import hashlib
 import json
 import re
-import unicodedata
-from collections.abc import Callable
 from functools import cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -35,6 +33,7 @@ from lossless.plan import FabricPlan
 from lossless.report.device_view import ECN_COLUMNS, HEADROOM_COLUMNS
 from lossless.report.view import STATUS_TEXT, ReportView, build_report
 from lossless.system.resources import resource_path
+from lossless.text.printable import show_hidden
 
 HTML_FILE = "index.html"
 MARKDOWN_FILE = "report.md"
@@ -46,43 +45,16 @@ _COMMON = {
 }
 
 
-# Characters shown as their code point: control characters (C0, DEL, C1), format characters
-# (the bidirectional controls U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069; zero-width
-# space, joiners, word joiner, BOM, soft hyphen, tag characters), surrogates, private-use and
-# unassigned code points, and letters and marks that draw nothing (Hangul fillers, the
-# combining grapheme joiner, Khmer inherent vowels, variation selectors other than the
-# text/emoji ones, U+FE0E and U+FE0F).
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_BLANK = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
-    + "".join(map(chr, range(0xFE00, 0xFE0E)))
-)
-_NOT_PLAIN = re.compile(r"[^\x20-\x7e]")  # printable ASCII is shown as it is
-
-
-def _is_hidden(char: str) -> bool:
-    return (
-        unicodedata.category(char) in _HIDDEN_CATEGORIES
-        or char in _BLANK
-        or 0xE0100 <= ord(char) <= 0xE01EF  # variation selectors 17-256
-    )
-
-
 def code_point(char: str) -> str:
     """How a hidden character is shown: U+202E between angle brackets."""
     return f"<U+{ord(char):04X}>"
-
-
-def show_hidden(text: str, shown: Callable[[str], str] = code_point) -> str:
-    """`text` with every hidden character replaced by `shown(char)`."""
-    return _NOT_PLAIN.sub(lambda m: shown(m[0]) if _is_hidden(m[0]) else m[0], text)
 
 
 def html_finalize(value: object) -> object:
     """The HTML page's finalize: hidden characters made visible (autoescape then escapes the
     result); Markup (the page's own CSS, JSON and macros) and numbers are left alone."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return show_hidden(value)
+        return show_hidden(value, code_point)
     return value
 
 

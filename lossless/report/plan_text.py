@@ -4,6 +4,10 @@ On a terminal the tables are rich tables that fit the terminal's width: columns 
 out, least useful first, until the table fits (a line says which; `--format json` has them
 all). To a pipe or a file the text is plain, every column, padded to its widest cell: the
 same text on any machine, and written fast enough for a fabric of 100,000 ports.
+
+Names and notes can come from a config read back or a pull request's inventory: every text
+shown is made printable first (lossless.text.printable), cells before their widths are
+measured, and rich reads none of it as markup or emoji codes.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.text.printable import printable
 from lossless.text.units import format_bytes, format_speed
 from lossless.vendors.registry import not_expressed
 
@@ -48,7 +53,7 @@ def _row(port: PortPlan, memo: dict[tuple, tuple[str, ...]] | None = None) -> tu
     """A port's cells. memo: the cells after the peer, by the values they show (the ports of
     a fabric have a few dozen distinct ones), formatted once each."""
     if memo is None:
-        return (port.name, port.peer or "-", *_values(port))
+        return (printable(port.name), printable(port.peer or "-"), *_values(port))
     headroom = port.headroom[0] if port.headroom else None
     ecn = port.ecn[0] if port.ecn else None
     key = (
@@ -63,7 +68,7 @@ def _row(port: PortPlan, memo: dict[tuple, tuple[str, ...]] | None = None) -> tu
     values = memo.get(key)
     if values is None:
         values = memo[key] = _values(port)
-    return (port.name, port.peer or "-", *values)
+    return (printable(port.name), printable(port.peer or "-"), *values)
 
 
 def _values(port: PortPlan) -> tuple[str, ...]:
@@ -86,7 +91,11 @@ def _values(port: PortPlan) -> tuple[str, ...]:
 
 
 def _title(device: DevicePlan) -> str:
-    return f"{device.name}  ({device.role}, {device.os}, {device.asic})"
+    return printable(f"{device.name}  ({device.role}, {device.os}, {device.asic})")
+
+
+def _heading(plan: FabricPlan) -> str:
+    return printable(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})")
 
 
 def _plain_table(rows: list[tuple[str, ...]]) -> Iterator[str]:
@@ -103,7 +112,7 @@ def _plain_table(rows: list[tuple[str, ...]]) -> Iterator[str]:
 
 def write_plan_text(plan: FabricPlan, out: TextIO) -> None:
     """The plan as plain text (a pipe or a file)."""
-    out.write(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})\n")
+    out.write(_heading(plan) + "\n")
     memo: dict[tuple, tuple[str, ...]] = {}
     for device in plan.devices.values():
         lines = [
@@ -117,7 +126,9 @@ def write_plan_text(plan: FabricPlan, out: TextIO) -> None:
 
 def print_plan_rich(plan: FabricPlan, out: Console) -> None:
     """The plan as rich tables that fit the terminal's width."""
-    out.print(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})")
+    from rich.text import Text
+
+    out.print(Text(_heading(plan)))
     for device in plan.devices.values():
         rows = [_row(port) for port in device.ports.values()]
         shown, left_out = _fitting_columns(rows, out.width)
@@ -129,7 +140,7 @@ def print_plan_rich(plan: FabricPlan, out: Console) -> None:
                 "a wider terminal or --format json shows them)"
             )
         for line in device_lines(device):
-            out.print(line)
+            out.print(Text(line))
 
 
 def _fitting_columns(rows: list[tuple[str, ...]], width: int) -> tuple[list[int], list[str]]:
@@ -151,13 +162,15 @@ def _fitting_columns(rows: list[tuple[str, ...]], width: int) -> tuple[list[int]
 
 def _rich_table(device: DevicePlan, rows: list[tuple[str, ...]], shown: list[int]):
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=_title(device), title_justify="left", show_edge=False, pad_edge=False)
+    title = Text(_title(device), style="table.title")  # text, not markup
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for index in shown:
         heading, right = COLUMNS[index]
         table.add_column(heading, justify="right" if right else "left")
     for row in rows:
-        table.add_row(*(row[index] for index in shown))
+        table.add_row(*(Text(row[index]) for index in shown))
     return table
 
 
@@ -212,7 +225,7 @@ def _trigger_line(device: DevicePlan) -> str | None:
 
 def device_lines(device: DevicePlan) -> list[str]:
     """What follows a device's port table: budget, PFC trigger, ECMP, QoS, watchdog, and what
-    the device's OS cannot express."""
+    the device's OS cannot express; each line printable."""
     lines = [_budget_line(device)]
     pool_note = _shared_pool_note(device)
     if pool_note:
@@ -245,4 +258,4 @@ def device_lines(device: DevicePlan) -> list[str]:
     )
     for what, why in not_expressed(device):
         lines.append(f"not expressed in {device.os} config: {what} ({why})")
-    return lines
+    return [printable(line) for line in lines]

@@ -5,14 +5,8 @@ end a config line or open a block: every OS writes it through its own `descripti
 
 from __future__ import annotations
 
-import re
-
 from lossless.plan import PortPlan
-
-# What no config line may carry: C0 and C1 controls and DEL (a line break ends the statement
-# and starts the attacker's next one), and the invisible characters that make a line read
-# other than it is (bidi controls, zero-width, line separators, BOM): the schema's `text`.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+from lossless.text.printable import show_hidden
 
 
 def port_description(port: PortPlan) -> str:
@@ -21,5 +15,7 @@ def port_description(port: PortPlan) -> str:
 
 
 def one_line(text: str) -> str:
-    """The text on one line of printable characters: each unprintable character becomes '?'."""
-    return _UNPRINTABLE.sub("?", text)
+    """The text on one line of printable characters: each hidden character (a control
+    character, which would end the statement and start the attacker's next one; an invisible
+    one, which makes the line read other than it is) becomes '?'."""
+    return show_hidden(text, lambda _char: "?")
