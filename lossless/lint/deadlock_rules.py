@@ -9,6 +9,11 @@ from lossless.planner.deadlock import Channel, DeadlockReport, check_deadlock
 
 SOURCE = "Hu et al., HotNets 2016 (cyclic buffer dependency); Guo et al., SIGCOMM 2016"
 
+# Destinations or links a partial-check warning names before "and N more": enough to see
+# which part of the fabric was left out, short enough for one line of CI output (the counts
+# say how much).
+NAMED = 10
+
 
 def _report(fabric: FabricPlan) -> DeadlockReport:
     """One analysis per lint run for the three rules. A plan of some devices only (`lint
@@ -23,13 +28,38 @@ def _path(channels: list[Channel]) -> str:
     return " | ".join(str(c) for c in channels)
 
 
+def _link(channel: Channel) -> str:
+    return f"{channel.sender}:{channel.sender_port} - {channel.receiver}:{channel.receiver_port}"
+
+
+def _named(names: list[str]) -> str:
+    more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+    return ", ".join(names[:NAMED]) + more
+
+
+def _incomplete(report: DeadlockReport) -> str:
+    return (
+        f"PFC deadlock check incomplete: its work budget ({report.budget:,} units, "
+        f"docs/deadlock.md) ran out"
+    )
+
+
+def _defined_at(fabric: FabricPlan, router: str) -> str:
+    """Where a router (a switch, or a server that forwards) is defined in the inventory."""
+    device = fabric.devices.get(router)
+    return device.source if device is not None else fabric.forwarding_servers.get(router, "")
+
+
 @rule("LL140", "pfc-deadlock-cycle", "error", "fabric", SOURCE, shares="deadlock")
 def pfc_deadlock_cycle(fabric: FabricPlan):
     """The lossless class has no cyclic buffer dependency with every link up: with PFC on
     every hop of a cycle, the switches on it can pause each other forever (PFC deadlock).
     A Clos routed up and then down has none; links between two leaves or two spines,
-    single-homed leaves and servers that forward make routes bounce and can close one."""
-    for finding in _report(fabric).findings:
+    single-homed leaves and servers that forward make routes bounce and can close one. When
+    the check's work budget runs out before every destination is routed (a hostile or huge
+    inventory), a warning names the destinations whose traffic was not checked."""
+    report = _report(fabric)
+    for finding in report.findings:
         if finding.kind == "cycle":
             yield Finding(
                 finding.path[0].source,
@@ -37,13 +67,25 @@ def pfc_deadlock_cycle(fabric: FabricPlan):
                 "error",
                 f"cyclic buffer dependency (PFC deadlock) on {_path(finding.path)}",
             )
+    if report.unrouted:
+        routed = report.destinations - len(report.unrouted)
+        yield Finding(
+            _defined_at(fabric, report.unrouted[0]),
+            "LL140",
+            "warning",
+            f"{_incomplete(report)} after routing {routed} of {report.destinations} "
+            f"destinations as written: cycles through the traffic toward "
+            f"{_named(report.unrouted)} are not checked",
+        )
 
 
 @rule("LL141", "pfc-deadlock-after-failure", "error", "fabric", SOURCE, shares="deadlock")
 def pfc_deadlock_after_failure(fabric: FabricPlan):
     """No single link failure creates a cyclic buffer dependency: when a link goes down,
-    routes that bounce (down to a leaf and up again) can close a cycle that was not there."""
-    for finding in _report(fabric).findings:
+    routes that bounce (down to a leaf and up again) can close a cycle that was not there.
+    When the check's work budget runs out first, a warning names the failures not checked."""
+    report = _report(fabric)
+    for finding in report.findings:
         if finding.kind == "cycle-after-failure" and finding.failed is not None:
             failed = finding.failed
             yield Finding(
@@ -54,6 +96,22 @@ def pfc_deadlock_after_failure(fabric: FabricPlan):
                 f"{failed.receiver}:{failed.receiver_port} down, cyclic buffer dependency "
                 f"(PFC deadlock) on {_path(finding.path)}",
             )
+    if report.unchecked:
+        how = (
+            f" ({report.failures_harmless} leave every endpoint's routes as they were, "
+            f"{report.failures_analysed} analysed, {report.failures_represented} stood for "
+            f"by an equivalent link)"
+            if report.failures_checked
+            else ""
+        )
+        yield Finding(
+            report.unchecked[0].source,
+            "LL141",
+            "warning",
+            f"{_incomplete(report)} with {len(report.unchecked)} of {report.links} single-link "
+            f"failures not checked: {_named([_link(c) for c in report.unchecked])}; "
+            f"{report.failures_checked} checked{how}",
+        )
 
 
 @rule("LL142", "lossless-bounce", "warning", "fabric", SOURCE, shares="deadlock")
