@@ -43,6 +43,15 @@ UNSAFE = re.compile(
 OLD_COMMAND = re.compile(r"##(vso)?\[", re.IGNORECASE)
 
 
+@pytest.fixture(autouse=True)
+def _no_loaded_password(monkeypatch):
+    """Passwords other tests loaded are scrubbed from every message (deploy.credentials keeps
+    them for the run): none here, so a hostile text reaches the escaping as written."""
+    from lossless.deploy import credentials
+
+    monkeypatch.setattr(credentials, "_SECRET_FORMS", set())
+
+
 def assert_safe(output: str, annotations: int = 0) -> None:
     """No control character but the line breaks, no command a CI runner would run (GitHub
     Actions trims a line's start before looking for `::`), encodable as UTF-8; only the
