@@ -26,7 +26,7 @@ from lossless.vendors.rendering import environment
 COLLECTOR = "collect-host-state.sh"
 # A server name becomes a file name and a Kubernetes node label value (63 characters, alnum
 # at both ends): the name must be usable as both.
-SERVER_FILE_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")
+SERVER_FILE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?")
 
 
 @dataclass
@@ -46,7 +46,7 @@ def problem_at(source: str, message: str) -> Problem:
 
 def _names_ok(server: str, nics: list[NicPlan]) -> list[Problem]:
     found = []
-    if not SERVER_FILE_NAME.match(server):
+    if not SERVER_FILE_NAME.fullmatch(server):
         found.append(
             problem_at(
                 nics[0].source,
