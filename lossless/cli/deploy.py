@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lossless.cli.inputs import load
+from lossless.cli.inputs import folder, load
 from lossless.cli.selection import chosen_devices
 from lossless.errors import UsageError
 from lossless.plan import FabricPlan
@@ -41,11 +40,9 @@ def diff_command(args: argparse.Namespace) -> int:
     else:
         if not args.running:
             raise UsageError("give --running DIR (backups of the running configs) or --live")
-        folder = Path(args.running)
-        if not folder.is_dir():
-            raise UsageError(f"--running: {folder} is not a folder")
+        running = folder(args.running, "--running")
         plan = plan_fabric(inventory, devices)
-        diffs = offline_diff(plan, folder)
+        diffs = offline_diff(plan, running)
         order = diff_order(plan, diffs)
         print(render_json(diffs, order) if args.format == "json" else render_text(diffs, order))
         failed, changed = False, any(d.changes for d in diffs)

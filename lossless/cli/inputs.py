@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Collection
+from pathlib import Path
 
+from lossless.errors import UsageError
 from lossless.inventory import load_inventory
 from lossless.model import Inventory
 
@@ -34,3 +36,11 @@ def _rule_ids() -> Collection[str]:
     from lossless.lint.catalogue import registered_rules
 
     return registered_rules()
+
+
+def folder(name: str, option: str) -> Path:
+    """A folder the command reads (--configs, --running, --host-state): a usage error if not."""
+    path = Path(name)
+    if not path.is_dir():
+        raise UsageError(f"{option}: {path} is not a folder")
+    return path

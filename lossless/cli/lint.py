@@ -11,7 +11,7 @@ from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from lossless.cli.inputs import load
+from lossless.cli.inputs import folder, load
 from lossless.cli.render import write_configs
 from lossless.cli.selection import select_devices
 from lossless.errors import UsageError
@@ -46,12 +46,12 @@ def lint_command(args: argparse.Namespace) -> int:
         # NICs planned where the host rules run (a worker process on a large fabric)
         plan = plan_fabric(inventory, inventory.with_link_peers(chosen) or None, hosts="later")
         if args.configs:
-            plan, extra = _read_configs(plan, _folder(args.configs, "--configs"))
+            plan, extra = _read_configs(plan, folder(args.configs, "--configs"))
         if args.host_state:
             from lossless.hosts.state import fabric_from_host_state
 
             plan, host_findings = fabric_from_host_state(
-                plan, _folder(args.host_state, "--host-state")
+                plan, folder(args.host_state, "--host-state")
             )
             extra += host_findings
     if args.host_state and not args.inventory:
@@ -76,7 +76,7 @@ def ci_command(args: argparse.Namespace) -> int:
     for option, file in files:
         if file == "-":
             raise UsageError(f"{option} -: stdout holds the lint report; name a file")
-    configs = _folder(args.configs, "--configs") if args.configs else None
+    configs = folder(args.configs, "--configs") if args.configs else None
     rendered = Path(args.render) if args.render else None
     if configs is not None and rendered is not None and rendered.resolve() == configs.resolve():
         raise UsageError(
@@ -134,13 +134,6 @@ def _rule_ids(names: list[str], option: str) -> list[str]:
         return resolve_rules(names)
     except UnknownRule as error:
         raise UsageError(f"{option}: {error}") from None
-
-
-def _folder(name: str, option: str) -> Path:
-    folder = Path(name)
-    if not folder.is_dir():
-        raise UsageError(f"{option}: {folder} is not a folder")
-    return folder
 
 
 def _read_configs(

@@ -24,6 +24,7 @@ from lossless.model import Inventory
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.text.grammar import plural
+from lossless.text.printable import printable, printable_lines
 
 
 def render_command(args: argparse.Namespace) -> int:
@@ -74,7 +75,7 @@ def write_configs(folder: Path, plan: FabricPlan, inventory: Inventory, out: Tex
     every_file = [file_name(device) for device in inventory.devices.values()]
     for name in orphan_files(folder, every_file):
         note = f"note: {folder / name} is no device's config in {inventory.file} (left in place)"
-        print(note, file=out)
+        print(printable(note), file=out)
     for line in not_expressed_lines(plan.devices.values()):
         print(line, file=out)
 
@@ -98,10 +99,10 @@ def _check(
     ):
         for name in listed:
             note = " (no device of the inventory renders it)" if label == "orphan" else ""
-            print(f"{label}: {folder / name}{note}")
-            if diff:
+            print(printable(f"{label}: {folder / name}{note}"))
+            if diff:  # the folder's files are what a pull request committed
                 rendered = text_of(index[name]) if name in index else None
-                sys.stdout.write(unified_diff(folder, name, rendered))
+                sys.stdout.write(printable_lines(unified_diff(folder, name, rendered)))
     print(
         f"{len(check.missing)} missing, {len(check.changed)} changed, "
         f"{plural(len(check.orphans), 'orphan')}; {plural(len(names), 'file')} checked in {folder}"
@@ -128,7 +129,7 @@ def _render_hosts(args: argparse.Namespace) -> int:
             )
     result = render_hosts(plan_hosts(inventory), args.server or None)
     for note in result.notes:
-        print(f"lossless: {note}", file=sys.stderr)
+        print(printable(f"lossless: {note}"), file=sys.stderr)
     if not result.files:
         raise UsageError("no server with a NIC lossless renders")
     folder = Path(args.output)
