@@ -243,6 +243,9 @@ class DevicePlan:
     # Shared-buffer partitions, percent of the shared buffer ("ingress lossless", "egress
     # lossy", ...), for OSes whose config states them (Junos shared-buffer); empty otherwise.
     buffer_partitions: dict[str, int] = field(default_factory=dict, metadata=NOT_IN_JSON)
+    # What a config linted alone does not say and lint assumed, by fact ("roce_dscp",
+    # "cnp_dscp", "asic") -> how it was chosen; rules name it where their verdict rests on it.
+    assumed: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 @dataclass

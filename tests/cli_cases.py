@@ -19,13 +19,15 @@ def line_of(path: Path, needle: str) -> int:
 
 
 def assert_lints(run, path: Path, os_name: str, code: int, rule_id, needle, *extra: str) -> None:
-    """`lint --config` exits `code`; clean (no finding) or `rule_id` at the statement `needle`."""
+    """`lint --config` exits `code`; clean (no finding) or `rule_id` at the statement `needle`
+    (an error, or a warning when `code` is 0)."""
     result = run("lint", "--config", str(path), "--os", os_name, *extra)
     assert result.code == code, result.out + result.err
     if rule_id is None:
         assert result.out.strip() == "0 errors, 0 warnings"
         return
-    expected = f"{path}:{line_of(path, needle)}:1: error {rule_id} "
+    # exit 0 with a rule: a warning (the config is clean of errors)
+    expected = f"{path}:{line_of(path, needle)}:1: {'error' if code else 'warning'} {rule_id} "
     assert any(line.startswith(expected) for line in result.out.splitlines()), result.out
 
 

@@ -30,7 +30,9 @@ EXPECTED = {
     "jvd-leaf-no-watchdog.conf": (1, {("LL114", 66)}),  # the JVD profile has no pfc-watchdog
     "cnp-not-strict.conf": (1, {("LL113", 71)}),  # the CNP scheduler lacks strict-high
     "wred-drop-lossless.set": (1, {("LL122", 20), ("LL110", 19)}),  # drop profile, no ECN
-    "flow-control-wrong-queue.set": (1, {("LL110", 11)}),  # pause stops queue 3, RoCE is on 4
+    # pause stops queue 3, RoCE is on 4: RoCE's class is not the one PFC stops, and the queue
+    # PFC stops marks no ECN
+    "flow-control-wrong-queue.set": (1, {("LL124", 11), ("LL110", 11)}),
     "mtu-default.conf": (None, {("LL118", 2)}),  # no mtu: Junos default 1514, IP MTU 1500
 }
 # None: the exit code follows the finding's severity (a rule's, not the parser's, choice)

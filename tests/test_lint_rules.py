@@ -124,6 +124,14 @@ def _break_cnp(plan):
     plan.devices["leaf1"].cnp_dscp = plan.devices["leaf1"].roce_dscp
 
 
+def _break_roce_class(plan):
+    plan.devices["leaf1"].maps.dscp_to_tc[26] = 2  # RoCE in a class without PFC
+
+
+def _break_silent_lossless_class(plan):
+    _port(plan).pfc_priorities = [3, 4]  # no DSCP maps to TC 4
+
+
 def _break_cable(plan):
     _port(plan).cable_m = 1  # configured shorter than the 2 m link
 
@@ -184,6 +192,8 @@ CASES = {
     "LL120": (_break_cable, "inventories/lab.yaml:96:5"),
     "LL121": (_break_cnp_pfc, "inventories/lab.yaml:12:24"),
     "LL123": (_break_ecn_unit, "inventories/lab.yaml:15:5"),
+    "LL124": (_break_roce_class, "inventories/lab.yaml:12:7"),
+    "LL125": (_break_silent_lossless_class, "inventories/lab.yaml:12:24"),
     "LL122": (_break_wred, "inventories/lab.yaml:42:7"),
     "LL114": (_break_watchdog, "inventories/lab.yaml:16:5"),
     "LL115": (_break_watchdog_timers, "inventories/lab.yaml:16:5"),

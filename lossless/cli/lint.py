@@ -19,8 +19,10 @@ from lossless.inventory.schema import suggest
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.text.grammar import plural
+from lossless.text.printable import printable
 
 if TYPE_CHECKING:
+    from lossless.asics.models import ModelMatch
     from lossless.lint.registry import Finding
     from lossless.lint.runner import LintResult
 
@@ -35,7 +37,13 @@ def lint_command(args: argparse.Namespace) -> int:
             raise UsageError("--config FILE takes --os OS and no inventory")
         from lossless.lint.configs import fabric_from_config  # the parsers: only for configs
 
-        plan = fabric_from_config(Path(args.config), args.os, args.roce_dscp, args.cnp_dscp)
+        hardware = _hardware(args.asic, args.platform)
+        plan = fabric_from_config(
+            Path(args.config), args.os, args.roce_dscp, args.cnp_dscp, hardware
+        )
+        _print_assumed(plan)
+    elif args.asic or args.platform:
+        raise UsageError("--asic and --platform are for --config FILE: an inventory names both")
     else:
         inventory = load(args, "lint")
         chosen = (
@@ -57,6 +65,67 @@ def lint_command(args: argparse.Namespace) -> int:
     if args.host_state and not args.inventory:
         raise UsageError("--host-state DIR needs the INVENTORY the hosts belong to")
     return _print_lint(lint(plan, select, ignore, extra), plan, args.format)
+
+
+def _hardware(asic: str | None, platform: str | None) -> ModelMatch | None:
+    """The switch --asic and --platform name (a catalogue ASIC, a model the catalogue can
+    place), checked against each other."""
+    from lossless.asics import catalogue
+    from lossless.asics.models import ModelMatch, identify_model
+
+    if asic is not None and asic not in catalogue():
+        raise UsageError(f"--asic: no ASIC {asic!r} in the catalogue{suggest(asic, catalogue())}")
+    if platform is None:
+        return None if asic is None else ModelMatch(asic, None, "--asic")
+    match = identify_model(platform)
+    if match is None:
+        from lossless.asics import platforms
+
+        known = [p.name for p in platforms().values()]
+        raise UsageError(
+            f"--platform: the catalogue cannot place the model {platform!r}"
+            f"{suggest(platform, known)}; name its ASIC with --asic"
+        )
+    if asic is not None and asic != match.asic:
+        raise UsageError(f"--platform {platform} is {match.asic}, not --asic {asic}")
+    return match
+
+
+def _print_assumed(plan: FabricPlan) -> None:
+    """What a config linted alone was judged for that it does not say, on stderr (stdout may
+    be a SARIF or JSON report): the hosts' DSCPs, the hardware and where it came from."""
+    for device in plan.devices.values():
+        roce, cnp = device.assumed.get("roce_dscp"), device.assumed.get("cnp_dscp")
+        if roce or cnp:
+            which = " and ".join(
+                f"{label} DSCP {value}"
+                for label, value, said in (
+                    ("RoCE", device.roce_dscp, roce),
+                    ("CNP", device.cnp_dscp, cnp),
+                )
+                if said
+            )
+            flags = " and ".join(
+                flag for flag, said in (("--roce-dscp", roce), ("--cnp-dscp", cnp)) if said
+            )
+            print(
+                f"note: judged for {which}, the hosts' defaults ({flags} set what they send)",
+                file=sys.stderr,
+            )
+        if "asic" in device.assumed:
+            print(printable(f"note: ASIC {device.assumed['asic']}"), file=sys.stderr)
+        elif device.asic not in _catalogue_names():
+            print(
+                "note: the config does not name its hardware: ECN and headroom are judged "
+                "against every supported ASIC (--asic or --platform judges them exactly)",
+                file=sys.stderr,
+            )
+
+
+def _catalogue_names() -> set[str]:
+    from lossless.asics import catalogue
+
+    return set(catalogue())
 
 
 def ci_command(args: argparse.Namespace) -> int:

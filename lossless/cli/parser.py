@@ -140,14 +140,25 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         choices=range(64),
         metavar="DSCP",
-        help="with --config: the DSCP hosts send RoCE with (else read from the config)",
+        help="with --config: the DSCP hosts send RoCE with (default 26, the NICs' default)",
     )
     lint.add_argument(
         "--cnp-dscp",
         type=int,
         choices=range(64),
         metavar="DSCP",
-        help="with --config: the DSCP of CNPs (else read from the config)",
+        help="with --config: the DSCP of CNPs (default 48, the NICs' default)",
+    )
+    lint.add_argument(
+        "--asic",
+        metavar="ASIC",
+        help="with --config: the switch's catalogue ASIC (`lossless asics`), when the config's "
+        "header does not name its model",
+    )
+    lint.add_argument(
+        "--platform",
+        metavar="MODEL",
+        help="with --config: the switch model (SN5600, DCS-7060DX5-32, QFX5220-32CD, ...)",
     )
     _add_lint_report_arguments(lint)
 

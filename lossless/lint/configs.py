@@ -12,9 +12,12 @@ import copy
 from collections.abc import Callable
 from pathlib import Path
 
+from lossless.asics import catalogue
+from lossless.asics.models import ModelMatch
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan, replaced
+from lossless.planner.pfc_trigger import config_trigger
 from lossless.system.files import read_config
 from lossless.system.parallel import ordered_map
 from lossless.vendors.config_folder import find_backup, folder_entries
@@ -97,19 +100,72 @@ def fabric_from_configs(
     return fabric, findings
 
 
+# What a config linted alone is judged for when the command line does not say: the DSCPs
+# the hosts send by default (NVIDIA NICs and Cumulus `qos roce`: RoCE 26, CNP 48;
+# docs/reference/physics.md 1).
+DEFAULT_ROCE_DSCP, DEFAULT_CNP_DSCP = 26, 48
+
+
 def fabric_from_config(
-    path: Path, os_name: str, roce_dscp: int | None = None, cnp_dscp: int | None = None
+    path: Path,
+    os_name: str,
+    roce_dscp: int | None = None,
+    cnp_dscp: int | None = None,
+    hardware: ModelMatch | None = None,
 ) -> FabricPlan:
     """One config alone: a fabric of one device, facts the config lacks from a skeleton.
 
-    Which DSCPs the hosts send RoCE and CNPs with is not in a switch config: given, the
-    config's classes for them are checked; not given, they are read from the config (the
-    lossless class and the strict-priority class)."""
+    Which DSCPs the hosts send is not in a switch config: the config's classes are judged for
+    the ones given, else for the hosts' documented defaults, and the device records that they
+    were assumed (rules say so where it matters). The hardware is `hardware` (--asic,
+    --platform), else the model the config's header names, else unknown; a known ASIC gives
+    the PFC trigger the config's ECN thresholds are judged against."""
     name = path.stem
-    hint = None
-    if roce_dscp is not None or cnp_dscp is not None:
-        hint = skeleton_device(name, os_name, str(path))
-        hint.roce_dscp = hint.roce_dscp if roce_dscp is None else roce_dscp
-        hint.cnp_dscp = hint.cnp_dscp if cnp_dscp is None else cnp_dscp
+    hint = skeleton_device(name, os_name, str(path))
+    hint.roce_dscp = DEFAULT_ROCE_DSCP if roce_dscp is None else roce_dscp
+    hint.cnp_dscp = DEFAULT_CNP_DSCP if cnp_dscp is None else cnp_dscp
+    if hardware is not None:
+        hint.asic, hint.platform = hardware.asic, hardware.platform
+        hint.max_lossless_priorities = catalogue()[hardware.asic].max_lossless_priorities
     device = parse_config_file(os_name, str(path), name, hint=hint)
+    for fact, given, flag in (
+        ("roce_dscp", roce_dscp, "--roce-dscp"),
+        ("cnp_dscp", cnp_dscp, "--cnp-dscp"),
+    ):
+        if given is None:
+            device.assumed[fact] = f"assumed, the hosts' default; {flag} sets it"
+    _judge_trigger(device)
     return FabricPlan(name=name, inventory=str(path), devices={name: device}, links=[])
+
+
+def _judge_trigger(device: DevicePlan) -> None:
+    """A config alone on known hardware: the PFC trigger its ECN thresholds must stay below
+    (planner/pfc_trigger.config_trigger), on every ECN the config states."""
+    if device.asic not in catalogue():
+        return
+    speeds = [p.speed_mbps for p in device.ports.values() if p.lossless and p.speed_mbps]
+    stated_th = "headroom_settings" in device.sources
+    trigger = config_trigger(
+        device.asic,
+        device.platform,
+        min(speeds, default=0),
+        len(device.lossless_priorities) or 1,
+        device.headroom_settings.dynamic_th if stated_th else None,
+    )
+    if trigger is None or trigger.plan.queue_trigger_bytes is None:
+        return
+    device.pfc_trigger = trigger.plan
+    limit = trigger.plan.queue_trigger_bytes
+    for port in device.ports.values():
+        port.ecn = [
+            ecn
+            if ecn.pfc_trigger_bytes is not None
+            else replaced(
+                ecn,
+                pfc_trigger_bytes=trigger.plan.trigger_bytes,
+                queue_trigger_bytes=limit,
+                min_below_trigger=ecn.min_bytes < limit,
+                max_below_trigger=ecn.max_bytes <= limit,
+            )
+            for ecn in port.ecn
+        ]

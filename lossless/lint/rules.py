@@ -9,11 +9,12 @@ from typing import Any
 
 from lossless.asics import catalogue
 from lossless.lint.registry import rule
-from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, located
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
+from lossless.planner.pfc_trigger import loosest_trigger
 from lossless.text.units import format_speed, whole_metres
-from lossless.vendors.registry import max_mtu
+from lossless.vendors.registry import OS_NAMES, asic_vendors, max_mtu, vendor_for
 
 ROCE_MIN_MTU = 9000
 # The IP MTU a 4096-byte RoCE v2 payload (the largest RDMA path MTU, the NICs' default) needs:
@@ -66,9 +67,12 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         return
     asic = catalogue().get(device.asic)
     cables = [c for c in (port.cable_m, fabric.link_cable_m(f"{device.name}:{port.name}")) if c]
-    if asic is None or not cables:
+    if not cables:
         return
     cable_m = max(cables)  # the configured length or the real one, whichever is longer
+    if asic is None:
+        yield from _headroom_below_any_asic(port, device, cable_m)
+        return
     settings = device.headroom_settings
     needed = _needed_headroom(
         asic.name,
@@ -104,6 +108,51 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
             "warning",
             f"{format_speed(port.speed_mbps)} headroom uses a fallback: {needed.fallback}",
         )
+
+
+def _switches_of(device: DevicePlan) -> str:
+    """ "supported EOS switch": the switches a config of this OS can be for."""
+    title = vendor_for(device.os).title if device.os in OS_NAMES else ""
+    return f"supported {title} switch".replace("  ", " ")
+
+
+def _headroom_below_any_asic(port: PortPlan, device: DevicePlan, cable_m: float):
+    """A config whose hardware is unknown: xoff below what every ASIC that runs the port's
+    speed needs for its cable (each ASIC's published table where there is one, else its
+    model) is short on whatever switch the config is for. A warning: the ASIC is assumed."""
+    settings = device.headroom_settings
+    vendors = asic_vendors(device.os)
+    needs = []
+    for asic in catalogue().values():
+        if asic.vendor == "sonic" or (vendors and asic.vendor not in vendors):
+            continue  # sonic-vs is a software switch
+        if port.speed_mbps not in asic.speeds_mbps:
+            continue
+        needed = _needed_headroom(
+            asic.name,
+            port.speed_mbps,
+            whole_metres(cable_m),
+            port.mtu,
+            port.lanes or asic.default_lanes(port.speed_mbps),
+            settings.gearbox_delay_ns,
+            settings.lossless_mtu,
+            settings.small_packet_percent,
+            settings.shared_headroom_pool,
+        )
+        floor = needed.vendor_floor_xoff if needed.vendor_floor_xoff is not None else needed.xoff
+        needs.append((floor, asic.name))
+    if not needs:
+        return
+    least, which = min(needs)
+    for headroom in port.headroom:
+        if not headroom.by_switch and headroom.xoff < least:
+            yield (
+                "warning",
+                f"PG {headroom.priority_group} xoff {headroom.xoff} B is below the {least} B "
+                f"any {_switches_of(device)} needs for a {format_speed(port.speed_mbps)} link of "
+                f"{cable_m:g} m (the least: {which}). The hardware is not known; --asic or "
+                "--platform judges it exactly",
+            )
 
 
 @rule(
@@ -361,6 +410,7 @@ def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     for e in port.ecn:
         limit = e.queue_trigger_bytes or e.pfc_trigger_bytes
         if limit is None:
+            yield from _ecn_above_any_trigger(e, port, device)
             continue
         min_ok = e.min_below_trigger if e.min_below_trigger is not None else e.min_bytes < limit
         max_ok = e.max_below_trigger if e.max_below_trigger is not None else e.max_bytes <= limit
@@ -381,6 +431,33 @@ def ecn_before_pfc(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
             )
 
 
+def _ecn_above_any_trigger(ecn: EcnPlan, port: PortPlan, device: DevicePlan):
+    """A config whose hardware is unknown (linted alone, no model in its header, no --asic):
+    a Kmin at or above the highest queue trigger of every ASIC that runs the port's speed is
+    above it on whatever switch the config is for. A warning: what it rests on is assumed."""
+    if device.asic in catalogue():
+        return
+    pgs = len(device.lossless_priorities) or 1
+    loosest = loosest_trigger(port.speed_mbps, pgs, asic_vendors(device.os))
+    if loosest is None:
+        return
+    limit, where = loosest
+    if ecn.min_bytes >= limit:
+        what = f"ECN min {ecn.min_bytes} B is at or above"
+        effect = "PFC pauses before ECN marks"
+    elif ecn.max_bytes > limit:
+        what = f"ECN max {ecn.max_bytes} B is above"
+        effect = "PFC pauses before ECN marks fully"
+    else:
+        return
+    yield (
+        "warning",
+        f"queue {ecn.queue}: {what} the {limit} B a queue holds when PFC fires on any "
+        f"{_switches_of(device)} (the most: {where}, every PG congested): {effect}. The hardware "
+        "is not known; --asic or --platform judges it exactly",
+    )
+
+
 @rule(
     "LL113",
     "cnp-strict-and-lossy",
@@ -396,7 +473,7 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
         yield "CNP shares its DSCP or priority with RoCE data"
     queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
     if not any(q.queue == queue and q.scheduler == "strict" for q in device.queues):
-        yield f"CNP queue {queue} is not strict priority"
+        yield f"CNP queue {queue} ({traffic_dscp(device, 'cnp')}) is not strict priority"
 
 
 @rule(
@@ -413,8 +490,119 @@ def cnp_never_paused(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     class: a paused CNP cannot slow the sender whose traffic caused the congestion."""
     if device.cnp_priority in port.pfc_priorities:
         yield (
-            f"CNP DSCP {device.cnp_dscp} is in traffic class {device.cnp_priority}, "
+            f"{traffic_dscp(device, 'cnp')} is in traffic class {device.cnp_priority}, "
             "which is PFC-enabled (no-drop)"
+        )
+
+
+def traffic_dscp(device: DevicePlan, traffic: str) -> str:
+    """ "RoCE DSCP 26" or "CNP DSCP 48", saying so when lint assumed it (a config alone)."""
+    fact = f"{traffic}_dscp"
+    label = f"{'RoCE' if traffic == 'roce' else 'CNP'} DSCP {getattr(device, fact)}"
+    assumed = device.assumed.get(fact)
+    return f"{label} ({assumed})" if assumed else label
+
+
+def _roce_class_break(port: PortPlan, device: DevicePlan) -> tuple[str, str] | None:
+    """Where the RoCE DSCP's class stops being lossless on a PFC port, the first break along
+    DSCP -> TC -> PFC priority -> PG with headroom -> the queue PFC pauses, and the fact that
+    states it; None when whole. What follows the queue (ECN on it, no WRED drop) is LL110's
+    and LL122's."""
+    maps = device.maps
+    tc = maps.dscp_to_tc.get(device.roce_dscp, device.roce_priority)
+    if tc not in port.pfc_priorities:
+        enabled = sorted(port.pfc_priorities)
+        silent = [p for p in enabled if p not in maps.dscp_to_tc.values()]
+        unused = ""
+        if silent:
+            unused = (
+                ", which no DSCP maps to"
+                if silent == enabled
+                else f" (no DSCP maps to {_priority_words(silent)})"
+            )
+        message = (
+            f"maps to TC {tc}, which is not lossless: PFC is on {_priority_words(enabled)}{unused}"
+        )
+        return message, "roce"
+    if port.headroom and device.headroom_known and "tc_to_pg" in device.sources:
+        pg = maps.tc_to_pg.get(tc, tc)
+        if pg not in {h.priority_group for h in port.headroom}:
+            return f"maps to TC {tc} and PG {pg}, which has no lossless headroom", "tc_to_pg"
+    queue = maps.tc_to_queue.get(tc, tc)
+    paused = maps.pfc_priority_to_queue.get(tc, tc)
+    if queue != paused:
+        message = (
+            f"maps to TC {tc}, queued in {queue}, but a PFC pause of priority {tc} stops "
+            f"queue {paused}"
+        )
+        return message, "pfc_priority_to_queue"
+    return None
+
+
+def _priority_words(priorities: list[int]) -> str:
+    listed = ",".join(str(p) for p in priorities)
+    return f"priority {listed}" if len(priorities) == 1 else f"priorities {listed}"
+
+
+def _ports_text(names: list[str]) -> str:
+    shown = ", ".join(names[:3])
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"{len(names)} port{'s' if len(names) > 1 else ''}: {shown}{more}"
+
+
+@rule(
+    "LL124",
+    "roce-class-lossless",
+    "error",
+    "device",
+    "docs/reference/physics.md 4 rules 6, 10 and 12",
+    facts=("roce", "dscp_to_tc"),
+)
+def roce_class_lossless(device: DevicePlan, fabric: FabricPlan):
+    """The RoCE DSCP's class is lossless end to end on every PFC port: the DSCP maps to a
+    traffic class with PFC enabled, that class's priority group has headroom (where the OS
+    states PGs), and it is queued in the queue a pause of that priority stops (which LL110
+    and LL122 hold to ECN marking and no WRED drop). A config that runs PFC on another class
+    drops RoCE under congestion while the lossless class carries nothing. A config linted
+    alone is judged for the hosts' documented defaults (RoCE 26, CNP 48) unless --roce-dscp
+    and --cnp-dscp say otherwise."""
+    breaks: dict[tuple[str, str], list[str]] = {}
+    for port in device.ports.values():
+        if port.lossless and port.pfc_priorities:
+            found = _roce_class_break(port, device)
+            if found is not None:
+                breaks.setdefault(found, []).append(port.name)
+    for (cause, fact), ports in breaks.items():
+        where = device.sources.get(fact) or located(device, "roce", "dscp_to_tc")
+        message = f"{traffic_dscp(device, 'roce')} {cause} ({_ports_text(ports)})"
+        yield _at((where, device.name, None), "LL124", message)
+
+
+@rule(
+    "LL125",
+    "lossless-class-without-dscp",
+    "warning",
+    "device",
+    "docs/reference/physics.md 4 rule 5",
+    facts=("lossless_priorities", "dscp_to_tc"),
+)
+def lossless_class_without_dscp(device: DevicePlan, fabric: FabricPlan):
+    """Every PFC-enabled priority of a port that classifies by DSCP carries some DSCP: a
+    no-drop class nothing maps to reserves headroom on every port for no traffic (and where
+    RoCE's own class is not lossless, LL124 says so with it)."""
+    carried = set(device.maps.dscp_to_tc.values())
+    silent: dict[int, list[str]] = {}
+    for port in device.ports.values():
+        if not (port.lossless and port.trust == "dscp"):
+            continue
+        if _roce_class_break(port, device) is not None:
+            continue  # LL124's finding names the silent class
+        for priority in sorted(set(port.pfc_priorities) - carried):
+            silent.setdefault(priority, []).append(port.name)
+    for priority, ports in sorted(silent.items()):
+        yield (
+            f"PFC priority {priority} is no-drop but no DSCP maps to it: its headroom is "
+            f"reserved for no traffic ({_ports_text(ports)})"
         )
 
 

@@ -16,8 +16,9 @@ that breaks at a realistic n (SONiC's 1 MiB Kmin on SN5600 at n = 64) is visible
 from __future__ import annotations
 
 import dataclasses
+import functools
 
-from lossless.asics import Asic, find_platform
+from lossless.asics import Asic, catalogue, find_platform
 from lossless.plan import BudgetPlan, PfcTriggerPlan
 from lossless.planner.budget import RealPorts
 from lossless.planner.derivation import Derivation, num
@@ -206,3 +207,73 @@ def plan_trigger(
         derivation=key,
     )
     return Trigger(plan, shared, alpha)
+
+
+@functools.lru_cache(maxsize=1024)
+def config_trigger(
+    asic_name: str, platform: str | None, speed_mbps: int, pgs_per_port: int, dynamic_th: int | None
+) -> Trigger | None:
+    """The PFC trigger of a switch whose config is linted without an inventory, by the
+    planner's rules: the real port count (the catalogue platform's, else the ASIC's full
+    radix) at the config's slowest lossless speed, every PG congested, one congested queue
+    per PG (f = 1), the config's dynamic_th or the ASIC's. What the config cannot say is
+    taken on the side that raises T: a speed it does not state is the ASIC's fastest (the
+    fewest ports), and B is the SKU's whole pool (there is no headroom plan to subtract).
+    None for an ASIC without a published pool or buffer."""
+    asic = catalogue().get(asic_name)
+    if asic is None:
+        return None
+    speed = speed_mbps or max(asic.speeds_mbps, default=0)
+    real = real_ports(asic, platform, [speed] if speed else [])
+    budget = BudgetPlan(
+        buffer_bytes=asic.buffer_bytes,
+        buffer_evidence=asic.evidence("buffer_bytes"),
+        lossless_pgs=real.count * pgs_per_port,
+        reserved_headroom_bytes=0,
+        shared_headroom_pool_bytes=0,
+        over_subscribe_ratio=None,
+        total_headroom_bytes=0,
+        shared_buffer_bytes=asic.buffer_bytes if asic.ingress_pool_bytes is None else None,
+        utilisation_percent=None,
+        fits=None,
+        largest_port_headroom_bytes=0,
+        max_headroom_per_port_bytes=None,
+        derivation="the whole buffer: a config alone has no headroom plan",
+        ports=real.count,
+        ports_source=real.source,
+    )
+    dynamic = asic.lossless_dynamic_th if dynamic_th is None else dynamic_th
+    key = f"pfc-trigger/config/{asic_name}/{speed}M/{pgs_per_port}pg/th{dynamic}"
+    return plan_trigger(
+        asic,
+        budget,
+        max(1, pgs_per_port),
+        dynamic,
+        "the config" if dynamic_th is not None else asic.source("lossless_dynamic_th"),
+        1,
+        Derivation(model="pfc-trigger", source="planner/pfc_trigger.py config_trigger"),
+        key,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def loosest_trigger(
+    speed_mbps: int, pgs_per_port: int, vendors: tuple[str, ...] = ()
+) -> tuple[int, str] | None:
+    """The highest queue trigger T/f any catalogue ASIC of these vendors (any: empty) that
+    runs this speed (any speed: 0) could have, each at its own dynamic_th: what a config
+    whose hardware is unknown must stay below on every switch it could be for. (bytes, which
+    ASIC gives it)."""
+    best: tuple[int, str] | None = None
+    for asic in catalogue().values():
+        if asic.vendor == "sonic" or (vendors and asic.vendor not in vendors):
+            continue  # sonic-vs is a software switch
+        if speed_mbps and speed_mbps not in asic.speeds_mbps:
+            continue
+        trigger = config_trigger(asic.name, None, speed_mbps, pgs_per_port, None)
+        if trigger is None or trigger.plan.queue_trigger_bytes is None:
+            continue
+        queue = trigger.plan.queue_trigger_bytes
+        if best is None or queue > best[0]:
+            best = (queue, f"{asic.name} at n = {trigger.plan.sharing_pgs} PGs")
+    return best

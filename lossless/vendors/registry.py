@@ -42,6 +42,11 @@ def max_mtu(os_name: str) -> int | None:
     return vendor_for(os_name).max_mtu if os_name in PACKAGES else None
 
 
+def asic_vendors(os_name: str) -> tuple[str, ...]:
+    """The catalogue vendors whose chips an OS runs on (empty: any)."""
+    return vendor_for(os_name).asic_vendors if os_name in PACKAGES else ()
+
+
 def not_expressed(device: DevicePlan) -> list[tuple[str, str]]:
     """(what, why) for every value the device's plan asks for that its OS's config cannot say."""
     return vendor_for(device.os).not_expressed_in(device)

@@ -21,7 +21,10 @@ Without an inventory the unknown facts are chosen so that no rule fires on them:
 from __future__ import annotations
 
 import copy
+import re
 
+from lossless.asics import catalogue
+from lossless.asics.models import identify_model
 from lossless.plan import (
     BudgetPlan,
     DevicePlan,
@@ -91,6 +94,27 @@ def skeleton_device(
     return device
 
 
+# A model name as configs print it (DCS-7060DX5-32, SN5600, Mellanox-SN5600-V256): anything
+# else in a header is not repeated into messages.
+_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def learn_platform(device: DevicePlan, model: str, where: str) -> bool:
+    """The hardware a config's own header names (`model` at `where`: EOS's `! device:` line,
+    an NVUE header's model, SONiC's hwsku), for a config linted alone: its ASIC and, when the
+    catalogue has the model, its platform (the real port count). False, and the device as it
+    was, for a model the catalogue cannot place."""
+    match = identify_model(model) if _MODEL.fullmatch(model) else None
+    if match is None:
+        return False
+    device.asic = match.asic
+    device.platform = match.platform
+    device.max_lossless_priorities = catalogue()[match.asic].max_lossless_priorities
+    device.sources["platform"] = where
+    device.assumed["asic"] = f"{match.asic}: the model {model} at {where} ({match.source})"
+    return True
+
+
 def skeleton_port(
     name: str, source: str, identity: PortPlan | None = None, mtu: int = 0
 ) -> PortPlan:
@@ -134,31 +158,12 @@ def queue_plan(
     )
 
 
-def classify_traffic(device: DevicePlan, dscps_known: bool) -> None:
-    """The classes a parsed config gives RoCE and CNP traffic.
-
-    With the inventory (`dscps_known`), the DSCPs are what the hosts send and the classes are
-    whatever the config maps those DSCPs to, so a config that puts DSCP 26 in a lossy class
-    says so. A config alone does not say which DSCPs the hosts use: RoCE is then taken as the
-    lossless priority and CNP as the class of the strict-priority queue, each one's DSCP the
-    lowest mapped to it."""
+def classify_traffic(device: DevicePlan) -> None:
+    """The classes a parsed config gives RoCE and CNP traffic: whatever it maps the DSCPs the
+    hosts send to (the inventory's, else the documented defaults the skeleton starts with), so
+    a config that puts DSCP 26 in a lossy class says so. The config's own lossless and
+    strict-priority classes are never taken as "RoCE" and "CNP": that would hide exactly the
+    defect of RoCE in a lossy class (LL124)."""
     maps = device.maps
-    if dscps_known:
-        device.roce_priority = maps.dscp_to_tc.get(device.roce_dscp, 0)
-        device.cnp_priority = maps.dscp_to_tc.get(device.cnp_dscp, 0)
-        return
-    if device.lossless_priorities:
-        device.roce_priority = device.lossless_priorities[0]
-        dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == device.roce_priority)
-        if dscps:
-            device.roce_dscp = dscps[0]
-    strict = [q for q in device.queues if q.scheduler == "strict"]
-    if strict:
-        cnp_tc = next(
-            (tc for tc, q in sorted(maps.tc_to_queue.items()) if q == strict[0].queue), None
-        )
-        if cnp_tc is not None:
-            device.cnp_priority = cnp_tc
-            dscps = sorted(d for d, tc in maps.dscp_to_tc.items() if tc == cnp_tc)
-            if dscps:
-                device.cnp_dscp = dscps[0]
+    device.roce_priority = maps.dscp_to_tc.get(device.roce_dscp, 0)
+    device.cnp_priority = maps.dscp_to_tc.get(device.cnp_dscp, 0)

@@ -55,6 +55,9 @@ class Vendor:
     # The plan in the OS's own terms where rendering changes what it says (Junos moves the
     # RoCE class to its queue 4): what a parsed config is compared with
     as_rendered: Callable[[DevicePlan], DevicePlan] = _as_is
+    # The catalogue vendors whose chips the OS runs on (empty: any): what a config of this OS
+    # whose hardware is unknown may be for
+    asic_vendors: tuple[str, ...] = ()
 
     def parse(self, text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
         """A config's text as a device plan (on top of the hint: facts a config cannot hold).

@@ -21,6 +21,8 @@ VENDOR = Vendor(
     not_expressed=render.NOT_EXPRESSED,
     parser="lossless.vendors.cumulus.parse",
     differ="lossless.vendors.cumulus.diff",
+    # Cumulus Linux 5 runs on NVIDIA Spectrum switches only (NVIDIA hardware compatibility list)
+    asic_vendors=("nvidia",),
     diff_kind="nvue-commands",
     apply_hint=render.APPLY_HINT,
 )

@@ -29,7 +29,14 @@ from lossless.text.units import parse_speed
 from lossless.vendors.cumulus import defaults
 from lossless.vendors.cumulus.read import NvueConfig, Path, read_nvue
 from lossless.vendors.cumulus.render import HASH_FIELDS, PROFILE
-from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
+from lossless.vendors.skeleton import (
+    UNKNOWN,
+    classify_traffic,
+    learn_platform,
+    new_port,
+    queue_plan,
+    skeleton_device,
+)
 
 _SWP = re.compile(r"swp\d+(?:s\d+)?")
 ON = ("on", "off", "enabled", "disabled")
@@ -66,6 +73,8 @@ class _Reader:
         self.config = config
         self.hint = hint
         self.device = skeleton_device(name, "cumulus", config.file, hint)
+        if self.device.asic == UNKNOWN and config.header_model is not None:
+            learn_platform(self.device, *config.header_model)
         self.roce, self.roce_source = self._roce()
         # profiles are read once, however many ports use them
         self.pfc_profiles: dict[str, _Pfc] = {}
@@ -104,7 +113,7 @@ class _Reader:
         device.queues, device.sources["queues"] = self._queues(scheduler, lossless_queues)
         device.watchdog, device.sources["watchdog_poll_ms"] = self._watchdog(ports)
         self._ecmp()
-        classify_traffic(device, dscps_known=self.hint is not None)
+        classify_traffic(device)
         for fact, dscp in (("roce", device.roce_dscp), ("cnp", device.cnp_dscp)):
             entry = ("qos", "mapping", mapping, "dscp", str(dscp))
             device.sources[fact] = self.stated(entry, device.sources["dscp_to_tc"])

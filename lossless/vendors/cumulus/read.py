@@ -60,6 +60,8 @@ class NvueConfig:
     tree: dict[str, Any] = field(default_factory=dict)
     marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
     commands: bool = False  # read from `nv set` commands (else YAML)
+    # The switch model a startup.yaml's `- header:` names (`model: SN5600`), and where
+    header_model: tuple[str, str] | None = None
 
     def where(self, path: Sequence[str]) -> str:
         """FILE:LINE:COL of the statement of path, else of its nearest stated parent."""
@@ -203,7 +205,13 @@ def _from_yaml(text: str, file: str) -> NvueConfig:
         if verb not in ("header", "set", "unset"):
             message = f"{NOT_NVUE}; unknown operation {verb!r}"
             raise InputError([document.problem((index, verb), message, key=True)])
-        if verb == "header" or body is None:
+        if verb == "header":
+            model = body.get("model") if isinstance(body, dict) else None
+            if isinstance(model, str) and config.header_model is None:
+                line, column = document.key_marks.get((index, "header", "model"), (1, 1))
+                config.header_model = (model, f"{file}:{line}:{column}")
+            continue
+        if body is None:
             continue
         if not isinstance(body, dict):
             raise InputError([document.problem((index, verb), f"`{verb}` takes a mapping")])

@@ -20,6 +20,9 @@ VENDOR = Vendor(
     parser="lossless.vendors.eos.parse",
     differ="lossless.vendors.eos.diff",
     napalm_driver="eos",
+    # the catalogue's EOS switches are Broadcom StrataXGS (7050X, 7060X, 7260X, 7388X); the
+    # Jericho-based 7280R/7800R are not in the catalogue
+    asic_vendors=("broadcom",),
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
 )

@@ -28,7 +28,13 @@ from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
 from lossless.system.files import read_config
 from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
 from lossless.vendors.eos.render import DEFAULT_HASH_FIELDS, HASH_FIELDS, platform_speed
-from lossless.vendors.skeleton import classify_traffic, new_port, skeleton_device
+from lossless.vendors.skeleton import (
+    UNKNOWN,
+    classify_traffic,
+    learn_platform,
+    new_port,
+    skeleton_device,
+)
 
 DEFAULT_MTU = 1500
 DEFAULT_WATCHDOG_ACTION = "errdisable"
@@ -357,10 +363,24 @@ def _queue_source(block: _QosBlock | None) -> str | None:
     return block.source if block else None
 
 
+# The header `show running-config` prints: `! device: leaf1 (DCS-7060DX5-32, EOS-4.32.2F)`
+_DEVICE_HEADER = re.compile(r"! device: \S+ \(([^,()\s]+), EOS-[^)\s]*\)")
+
+
+def _learn_model(text: str, device: DevicePlan, file: str) -> None:
+    """The switch model of a running config's header, among its first lines."""
+    for number, line in enumerate(text.splitlines()[:10], start=1):
+        if match := _DEVICE_HEADER.fullmatch(line.strip()):
+            learn_platform(device, match.group(1), f"{file}:{number}:1")
+            return
+
+
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     tree = parse_tree(text)
     check_is_eos(text, tree, file)
     device = skeleton_device(name, "eos", file, hint)
+    if device.asic == UNKNOWN:  # a config alone, no --asic: the header's model, if any
+        _learn_model(text, device, file)
     maps = device.maps
     maps.dscp_to_tc = {dscp: dscp // 8 for dscp in range(64)}  # EOS default map
     maps.tc_to_queue = {tc: tc for tc in range(8)}
@@ -382,7 +402,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         device.sources["lossless_priorities"] = first_lossless.sources.get(
             "pfc_priorities", first_lossless.source
         )
-    classify_traffic(device, dscps_known=hint is not None)
+    classify_traffic(device)
     device.queues = _queues(device, used)
     if where := _queue_source(used):
         device.sources["queues"] = where

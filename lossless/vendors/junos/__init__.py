@@ -21,6 +21,9 @@ VENDOR = Vendor(
     parser="lossless.vendors.junos.parse",
     differ="lossless.vendors.junos.diff",
     napalm_driver="junos",
+    # QFX5000 switches are Broadcom Trident/Tomahawk; Express-based PTX/QFX10k are not in the
+    # catalogue
+    asic_vendors=("broadcom",),
     diff_kind="set-commands",
     as_rendered=render.as_rendered,
 )

@@ -450,7 +450,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         key=_line_number,
         default=st.block(device.source, _COS),
     )
-    classify_traffic(device, dscps_known=hint is not None)
+    classify_traffic(device)
     # CNP scheduling is judged at the CNP class's scheduler (where `priority strict-high` goes)
     cnp_class = dscp_to_class[device.cnp_dscp][0]
     cnp_scheduler = st.schedulers.get(scheduler_map.get(cnp_class, ("", ""))[0])

@@ -20,6 +20,8 @@ VENDOR = Vendor(
     parser="lossless.vendors.nxos.parse",
     differ="lossless.vendors.nxos.diff",
     napalm_driver="nxos",
+    # Nexus 9000 Cloud Scale: Cisco's own ASICs
+    asic_vendors=("cisco",),
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
 )

@@ -696,7 +696,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     _device_watchdog(device, config, switch)
     _ecmp(device, config, file)
     device.headroom_known = device.headroom_settings.override = headroom_stated
-    classify_traffic(device, dscps_known=hint is not None)
+    classify_traffic(device)
     sources["roce"] = sources["dscp_to_tc"] = switch.at(classes[device.roce_dscp].line)
     sources["cnp"] = switch.at(classes[device.cnp_dscp].line)
     device.source = f"{file}:1:1"

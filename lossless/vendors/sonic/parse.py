@@ -30,7 +30,6 @@ import copy
 import re
 from typing import Any
 
-from lossless.asics import catalogue
 from lossless.plan import (
     HEADROOM_BY_SWITCH,
     HEADROOM_FROM_CONFIG,
@@ -44,7 +43,14 @@ from lossless.plan import (
     replaced,
 )
 from lossless.system.files import read_config
-from lossless.vendors.skeleton import classify_traffic, new_port, queue_plan, skeleton_device
+from lossless.vendors.skeleton import (
+    UNKNOWN,
+    classify_traffic,
+    learn_platform,
+    new_port,
+    queue_plan,
+    skeleton_device,
+)
 from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
 from lossless.vendors.sonic.platform import (
     DYNAMIC,
@@ -94,11 +100,17 @@ class _Reader:
         self.db, self.hint = db, hint
         self.device = skeleton_device(name, "sonic", db.file, hint)
         metadata = db.table("DEVICE_METADATA").get("localhost", {})
-        asic = asic_from_metadata(metadata.get("platform"), metadata.get("hwsku"))
-        if asic is not None:
-            self.device.asic = asic
-            if hint is None:
-                self.device.max_lossless_priorities = catalogue()[asic].max_lossless_priorities
+        if self.device.asic == UNKNOWN:
+            for key in ("hwsku", "platform"):  # a config alone: its hardware, where it says
+                text = metadata.get(key)
+                if text and learn_platform(
+                    self.device, text, db.at("DEVICE_METADATA", "localhost", key)
+                ):
+                    break
+        else:
+            match = asic_from_metadata(metadata.get("platform"), metadata.get("hwsku"))
+            if match is not None:
+                self.device.asic = match.asic
         self.dscp_map: str | None = None  # the DSCP_TO_TC_MAP bound, for the class lines
         self.scope: list[PortPlan] = []  # the ports device-wide facts are read from
         self.dynamic = metadata.get("buffer_model") == DYNAMIC
@@ -179,7 +191,7 @@ class _Reader:
         if first is not None:
             device.sources["lossless_priorities"] = first.sources.get("pfc_priorities", "")
             self._queues(first)
-        classify_traffic(device, dscps_known=self.hint is not None)
+        classify_traffic(device)
         self._class_sources()
         self._watchdog()
         self._ecmp()

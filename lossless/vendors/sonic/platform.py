@@ -15,9 +15,9 @@ Sources (pinned snapshots of docs/reference/sonic.md: `bi:` sonic-buildimage 086
   pg_profile_lookup.ini carries a small size and an xon_offset, docs/reference/sonic.md 3). On
   NVIDIA
   Spectrum `size` is the whole reserved headroom, xon + xoff (docs/reference/sonic.md 1.1, 3).
-* ASIC names: `bi:platform/mellanox/asic_table.j2` maps each NVIDIA platform to its
-  ASIC_TABLE key (the catalogue's `sonic_asic_table_key`); Broadcom SKUs are named by the
-  chip of their SDK config (`th5-a7060x6-64pe.config.bcm`, `th4-a7060dx5-64s.config.bcm`,
+* ASIC names: lossless/asics/models.py (NVIDIA platforms as `bi:platform/mellanox/
+  asic_table.j2` groups them; Broadcom SKUs by the switch model their names carry, the chip
+  of their SDK config: `th5-a7060x6-64pe.config.bcm`, `th4-a7060dx5-64s.config.bcm`,
   `th3-z9332f-32x400G.config.bcm`; the Arista-7050CX3 tables are Trident 3's,
   docs/reference/sonic.md 3).
 """
@@ -25,34 +25,14 @@ Sources (pinned snapshots of docs/reference/sonic.md: `bi:` sonic-buildimage 086
 from __future__ import annotations
 
 import math
-import re
 
 from lossless.asics import catalogue
+from lossless.asics.models import ModelMatch, identify_model
 
 DYNAMIC = "dynamic"
 TRADITIONAL = "traditional"
 # Catalogue vendors whose SONiC images run the dynamic buffer model by default.
 DYNAMIC_VENDORS = {"nvidia"}
-
-# NVIDIA platform model (from `x86_64-mlnx_msn2700-r0`, `x86_64-nvidia_sn5600-r0`, hwsku
-# `Mellanox-SN5600-V256`, `ACS-SN5600`) -> ASIC_TABLE key, as asic_table.j2 groups them.
-_NVIDIA_MODELS = (
-    (re.compile(r"^(2\d{3}|lssn2700)"), "MELLANOX-SPECTRUM"),
-    (re.compile(r"^3\d{3}"), "MELLANOX-SPECTRUM-2"),
-    (re.compile(r"^4\d{3}"), "MELLANOX-SPECTRUM-3"),
-    (re.compile(r"^(5400|5600|5610)"), "MELLANOX-SPECTRUM-4"),
-    (re.compile(r"^5640"), "MELLANOX-SPECTRUM-5"),
-    (re.compile(r"^6\d{3}"), "MELLANOX-SPECTRUM-6"),
-)
-_NVIDIA_MODEL = re.compile(r"(?:^|[_-])m?sn(\d{4})", re.IGNORECASE)
-# Broadcom SKUs, by a word of the platform or hwsku name (lower case) -> catalogue ASIC.
-_BROADCOM_SKUS = {
-    "7060x6": "tomahawk-5",
-    "7060dx5": "tomahawk-4",
-    "z9664f": "tomahawk-4",
-    "z9332f": "tomahawk-3",
-    "7050cx3": "trident-3",
-}
 
 
 def asic_vendor(asic: str) -> str | None:
@@ -78,21 +58,14 @@ def pg_minimum_bytes(asic: str, port_mtu: int) -> int:
     return cell * math.ceil(port_mtu / cell)
 
 
-def asic_from_metadata(platform: str | None, hwsku: str | None) -> str | None:
-    """The catalogue ASIC a DEVICE_METADATA platform/hwsku names, if we know it."""
-    by_key = {a.sonic_asic_table_key: a.name for a in catalogue().values()}
+def asic_from_metadata(platform: str | None, hwsku: str | None) -> ModelMatch | None:
+    """The catalogue ASIC a DEVICE_METADATA platform or hwsku names, if we know it
+    (asics/models.py: NVIDIA models as asic_table.j2 groups them, Broadcom SKUs by the
+    switch model in their names)."""
     for text in (platform, hwsku):
-        if not text:
-            continue
-        match = _NVIDIA_MODEL.search(text)
-        if match:
-            for pattern, key in _NVIDIA_MODELS:
-                if pattern.match(match.group(1)) and key in by_key:
-                    return by_key[key]
-        lowered = text.lower()
-        for word, asic in _BROADCOM_SKUS.items():
-            if word in lowered:
-                return asic
+        match = identify_model(text) if text else None
+        if match is not None:
+            return match
     return None
 
 
