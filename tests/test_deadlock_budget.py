@@ -19,8 +19,9 @@ from lossless.planner import deadlock
 from lossless.planner.deadlock import (
     Channel,
     Topology,
+    Work,
     _analyse,
-    _refined_colours,
+    _twins,
     check_deadlock,
     topology,
 )
@@ -110,9 +111,9 @@ def _lint_in_a_process(path, *extra: str) -> subprocess.CompletedProcess:
 
 
 def test_an_asymmetric_80_leaf_40_spine_fabric_is_checked_in_full_within_the_budget(write):
-    """The issue's fabric: no two switches alike, so one switch or link cannot stand for
-    others; every link failure was routed again (223 s in `lossless lint`). A failure that
-    leaves every endpoint's routes as they were is now shown harmless without routing."""
+    """The issue's fabric: no two switches alike (no twins), so every destination is routed;
+    every failure case is dismissed without routing again: a cable with a parallel one left
+    up, or a failure after which every endpoint keeps a shortest route."""
     path = write(asymmetric_fabric(80, 40), "asymmetric.yaml")
     started = time.monotonic()
     result = _lint_in_a_process(path)
@@ -122,38 +123,43 @@ def test_an_asymmetric_80_leaf_40_spine_fabric_is_checked_in_full_within_the_bud
 
     plan = plan_fabric(load_inventory(path))
     top = topology(plan)
-    assert len(top.tiers) == len(set(_refined_colours(top, frozenset()).values())) == 120
+    assert len(top.tiers) == len(set(_twins(top, frozenset(), Work(10**9)).values())) == 120
     report = check_deadlock(plan)
     assert report.findings == [] and not report.partial
-    assert report.failures_checked == report.links == 1599  # every leaf-spine bundle
-    assert 0 < report.work < deadlock.DEADLOCK_BUDGET // 10  # 606,603 units
+    assert report.routed == report.destinations == 80
+    assert (report.links, report.switches, len(top.links)) == (2121, 120, 1599)
+    assert report.failures_checked == report.failures == 2241
+    assert (report.failures_parallel, report.failures_analysed) == (1044, 0)
+    assert 0 < report.work < deadlock.DEADLOCK_BUDGET // 10  # 941,880 units
 
 
 def test_past_the_budget_the_check_stops_and_names_what_it_did_not_check(write, run, monkeypatch):
-    """Five more leaves hang off spine001 alone: each other leaf's link to spine001 is its
-    only way to them, so each of those 85 failures is routed again in full (about 500,000
-    units each). The budget runs out after some: what they found stands (LL141 errors),
-    and a warning names the failures left."""
+    """Five more leaves hang off spine001 alone: each other leaf's only cable to spine001 is
+    its only way to them, so each of those failures (and spine001's reboot) is routed again
+    in full (about 500,000 units each). The budget runs out after some: what they found
+    stands (LL141 errors, one per failure case), and a warning names the failures left."""
     path = write(asymmetric_fabric(80, 40, single_homed=5), "single-homed.yaml")
     plan = plan_fabric(load_inventory(path))
     monkeypatch.setattr(deadlock, "DEADLOCK_BUDGET", 2_000_000)  # a fifth: a shorter test
     small = check_deadlock(plan)
     assert small.work <= 2_000_000 and small.partial and not small.unrouted
     assert small.failures_analysed >= 1 and small.unchecked
-    assert small.failures_checked + len(small.unchecked) == small.links == 1648
+    assert small.failures_checked + len(small.unchecked) == small.failures == 2170 + 125
 
     result = run("lint", str(path), "--select", "LL14")  # another run: the same stop
     assert result.code == 1  # the cycles found before the budget ran out are errors
     [warning] = [line for line in result.out.splitlines() if " warning LL" in line]
-    first = small.unchecked[0]  # the warning points at its line
+    first = small.unchecked[0].cable  # the warning points at its line
+    assert first is not None
     assert (
         f"{first.source}: warning LL141 [pfc-deadlock-after-failure] PFC deadlock check "
         "incomplete: its work budget (2,000,000 units, docs/deadlock.md) ran out with "
-        f"{len(small.unchecked)} of "
-        f"1648 single-link failures not checked: {first.sender}:{first.sender_port} - "
+        f"{len(small.unchecked)} of 2295 failure cases (2170 cables down, 125 switch reboots) "
+        f"not checked: {first.sender}:{first.sender_port} - "
         f"{first.receiver}:{first.receiver_port}, "
     ) in warning
     assert f"and {len(small.unchecked) - 10} more; {small.failures_checked} checked (" in warning
+    assert f"{small.failures_analysed} analysed)" in warning
     assert result.out.count(" error LL141 ") == len(small.findings) >= 1
 
     monkeypatch.undo()  # the whole budget: more failures analysed, still bounded
@@ -164,7 +170,8 @@ def test_past_the_budget_the_check_stops_and_names_what_it_did_not_check(write, 
     assert report.failures_analysed > small.failures_analysed
     assert {f.kind for f in report.findings} == {"cycle-after-failure"}
     assert report.findings[: len(small.findings)] == small.findings
-    assert "leaf085:Ethernet4" in {f"{c.sender}:{c.sender_port}" for c in report.unchecked}
+    # failure cases are analysed in inventory order, cables first: spine001's reboot is last
+    assert report.unchecked[-1].switch == "spine001"
 
 
 def test_a_budget_spent_before_every_destination_is_routed_says_which(run, write, monkeypatch):
@@ -197,18 +204,22 @@ def test_a_budget_spent_before_every_destination_is_routed_says_which(run, write
                     assert all(step in depends for step in steps)
     assert {f.kind for f in whole.findings} == {"cycle", "bounce"}
     assert cycle_cut_short is not None
-    monkeypatch.setattr(deadlock, "DEADLOCK_BUDGET", 100)
+    monkeypatch.setattr(deadlock, "DEADLOCK_BUDGET", 50)
     result = run("lint", str(lab), "--select", "LL14")
     assert result.code == 0, result.out  # warnings
-    line = _line_of(lab, "  leaf3:")  # where the first destination not routed is defined
+    line = _line_of(lab, "  leaf1:")  # where the first destination not routed is defined
     assert (
         f"lab.yaml:{line}:3: warning LL140 [pfc-deadlock-cycle] PFC deadlock check "
-        "incomplete: its work budget (100 units, docs/deadlock.md) ran out after routing 2 "
+        "incomplete: its work budget (50 units, docs/deadlock.md) ran out after routing 0 "
         "of 4 destinations as written: "
-        "cycles through the traffic toward leaf3, leaf4 are not checked"
+        "cycles through the traffic toward leaf1, leaf2, leaf3, leaf4 are not checked"
     ) in result.out
     assert "LL141 [pfc-deadlock-after-failure] PFC deadlock check incomplete" in result.out
-    assert "with 8 of 8 single-link failures not checked: leaf1:Ethernet248 - " in result.out
+    assert (
+        "with 14 of 14 failure cases (8 cables down, 6 switch reboots) not checked: "
+        "leaf1:Ethernet248 - spine1:Ethernet1/1, "
+    ) in result.out
+    assert "spine2:Ethernet12, leaf1 reboot, leaf2 reboot and 4 more; 0 checked" in result.out
 
 
 def _dependencies(top: Topology, down: frozenset[Channel]) -> set[tuple[Channel, Channel]]:
@@ -223,35 +234,80 @@ def _dependencies(top: Topology, down: frozenset[Channel]) -> set[tuple[Channel,
 @st.composite
 def _small_fabrics(draw) -> Topology:
     """Leaves and spines with some of their links, a few between two leaves or two spines,
-    lossless or not in each direction; servers behind some leaves."""
+    lossless or not in each direction; servers behind some leaves; and twins: copies of some
+    routers with the same neighbours, so that one twin's routes stand for another's."""
     leaves = [f"leaf{i}" for i in range(draw(st.integers(2, 5)))]
     spines = [f"spine{i}" for i in range(draw(st.integers(1, 3)))]
     routers = leaves + spines
     pairs = [(a, b) for i, a in enumerate(routers) for b in routers[i + 1 :]]
     weights = [4 if a[0] != b[0] else 1 for a, b in pairs]  # mostly leaf - spine
-    links = []
+    edges: dict[tuple[str, str], tuple[bool, bool]] = {}  # (a, b) -> lossless a->b, b->a
     for (a, b), weight in zip(pairs, weights, strict=True):
         if draw(st.integers(0, 5)) < weight:
-            links.append((Channel(a, b, b, a, "f:1:1"), Channel(b, a, a, b, "f:1:1")))
-    lossless = {c for pair in links for c in pair if draw(st.integers(0, 9))}  # 1 in 10 lossy
-    destinations = sorted(draw(st.sets(st.sampled_from(leaves), min_size=1)))
+            edges[a, b] = (draw(st.integers(0, 9)) > 0, draw(st.integers(0, 9)) > 0)
+    destinations = set(draw(st.sets(st.sampled_from(leaves), min_size=1)))
     tiers = {r: 1 if r in leaves else 2 for r in routers}
-    return Topology(tiers, links, lossless, destinations)
+    for original in draw(st.lists(st.sampled_from(routers), max_size=3)):
+        twin = f"{original}t{len(tiers)}"
+        tiers[twin] = tiers[original]
+        for (a, b), flags in list(edges.items()):
+            if original in (a, b) and twin not in (a, b):
+                edges[(twin, b) if a == original else (a, twin)] = flags
+        if original in destinations:
+            destinations.add(twin)
+    links, lossless = [], set()
+    for (a, b), (into_b, into_a) in edges.items():
+        forward, backward = Channel(a, b, b, a, "f:1:1"), Channel(b, a, a, b, "f:1:1")
+        if a > b:
+            forward, backward, into_b, into_a = backward, forward, into_a, into_b
+        links.append((forward, backward))
+        lossless |= {c for c, on in ((forward, into_b), (backward, into_a)) if on}
+    return Topology(tiers, links, lossless, sorted(destinations), switches=sorted(tiers))
 
 
-@settings(max_examples=400, deadline=None)
+def _distances(top: Topology, down: frozenset[Channel], source: str) -> dict[str, int]:
+    """Hops from `source` to every router it reaches, the `down` channels gone."""
+    distance, frontier = {source: 0}, [source]
+    while frontier:
+        following = []
+        for node in frontier:
+            for forward, backward in top.links:
+                if forward in down:
+                    continue
+                for channel in (forward, backward):
+                    if channel.sender == node and channel.receiver not in distance:
+                        distance[channel.receiver] = distance[node] + 1
+                        following.append(channel.receiver)
+        frontier = following
+    return distance
+
+
+@settings(max_examples=300, deadline=None)
 @given(_small_fabrics())
 def test_a_failure_shown_harmless_adds_no_dependency(top):
-    """The proof that lets most failures go without routing again (deadlock._rerouting):
-    when no endpoint loses its routes, every dependency with the link down is one there was
-    with every link up, so a fabric without a cycle as written has none after it."""
+    """The proof that lets most failures go without routing again (deadlock._harmful): a
+    bundle down or a switch rebooting after which no endpoint loses all of its shortest
+    routes toward another adds no dependency, so a fabric without a cycle as written has none
+    after it. The failures the check computes as harmful (dominators, twins' mirror images)
+    are exactly those, found here by comparing distances before and after."""
     work = deadlock.Work(10**9)
     written = deadlock._analysis(top, frozenset(), work, partial=True)
     assume(not written.cycles)
-    assert written.routes is not None and not written.unrouted
-    harmful = deadlock._rerouting(top, written.routes, work)
+    assert not written.unrouted
+    links, switches = deadlock._harmful(top, written, work)
     before = _dependencies(top, frozenset())
-    for pair in top.links:
-        if pair not in harmful:
-            assert _dependencies(top, frozenset(pair)) <= before, pair
-            assert _analyse(top, frozenset(pair))[0] == []  # no cycle
+    cases = [(("bundle", b), frozenset(pair), None) for b, pair in enumerate(top.links)]
+    for switch in top.switches:
+        down = frozenset(c for pair in top.links for c in pair if switch in pair[0][::2])
+        cases.append((("switch", switch), down, switch))
+    far = {d: _distances(top, frozenset(), d) for d in top.destinations}
+    for (kind, what), down, gone in cases:
+        endpoints = [d for d in top.destinations if d != gone]
+        after = {d: _distances(top, down, d) for d in endpoints}
+        loses = any(
+            s in far[d] and after[d].get(s) != far[d][s] for d in endpoints for s in endpoints
+        )
+        assert loses == (what in (links if kind == "bundle" else switches)), (kind, what)
+        if not loses:
+            assert _dependencies(top, down) <= before, (kind, what)
+            assert _analyse(top, down)[0] == []  # no cycle

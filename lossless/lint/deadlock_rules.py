@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lossless.lint.registry import Finding, computed_once, rule
 from lossless.plan import FabricPlan
-from lossless.planner.deadlock import Channel, DeadlockReport, check_deadlock
+from lossless.planner.deadlock import Channel, DeadlockReport, Failure, check_deadlock
 
 SOURCE = "Hu et al., HotNets 2016 (cyclic buffer dependency); Guo et al., SIGCOMM 2016"
 
@@ -32,6 +32,20 @@ def _link(channel: Channel) -> str:
     return f"{channel.sender}:{channel.sender_port} - {channel.receiver}:{channel.receiver_port}"
 
 
+def _failure(failure: Failure) -> str:
+    """A failure case as a warning lists it: the cable, or the switch that reboots."""
+    if failure.cable is not None:
+        return _link(failure.cable)
+    return f"{failure.switch} reboot"
+
+
+def _failed_at(fabric: FabricPlan, failure: Failure) -> str:
+    """The inventory line of the failed cable, or where the rebooting switch is defined."""
+    if failure.cable is not None:
+        return failure.cable.source
+    return _defined_at(fabric, failure.switch or "")
+
+
 def _named(names: list[str]) -> str:
     more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
     return ", ".join(names[:NAMED]) + more
@@ -55,7 +69,8 @@ def pfc_deadlock_cycle(fabric: FabricPlan):
     """The lossless class has no cyclic buffer dependency with every link up: with PFC on
     every hop of a cycle, the switches on it can pause each other forever (PFC deadlock).
     A Clos routed up and then down has none; links between two leaves or two spines,
-    single-homed leaves and servers that forward make routes bounce and can close one. When
+    single-homed leaves and servers that forward make routes bounce and can close one. One
+    finding per cycle (a cycle and its reverse over the same links are one). When
     the check's work budget runs out before every destination is routed (a hostile or huge
     inventory), a warning names the destinations whose traffic was not checked."""
     report = _report(fabric)
@@ -81,35 +96,42 @@ def pfc_deadlock_cycle(fabric: FabricPlan):
 
 @rule("LL141", "pfc-deadlock-after-failure", "error", "fabric", SOURCE, shares="deadlock")
 def pfc_deadlock_after_failure(fabric: FabricPlan):
-    """No single link failure creates a cyclic buffer dependency: when a link goes down,
-    routes that bounce (down to a leaf and up again) can close a cycle that was not there.
-    When the check's work budget runs out first, a warning names the failures not checked."""
+    """No single failure creates a cyclic buffer dependency: when a cable goes down or a
+    switch reboots (all its links down at once), routes that bounce (down to a leaf and up
+    again) can close a cycle that was not there. One finding per failure case that closes a
+    cycle, naming the cable or the switch. When the check's work budget runs out first, a
+    warning names the failure cases not checked."""
     report = _report(fabric)
     for finding in report.findings:
         if finding.kind == "cycle-after-failure" and finding.failed is not None:
             failed = finding.failed
+            when = (
+                f"with {_link(failed.cable)} down"
+                if failed.cable is not None
+                else f"after {failed.switch} reboots (all its links down at once)"
+            )
+            more = f" (and {finding.more} more cycles)" if finding.more else ""
             yield Finding(
-                failed.source,
+                _failed_at(fabric, failed),
                 "LL141",
                 "error",
-                f"with {failed.sender}:{failed.sender_port} - "
-                f"{failed.receiver}:{failed.receiver_port} down, cyclic buffer dependency "
-                f"(PFC deadlock) on {_path(finding.path)}",
+                f"{when}, cyclic buffer dependency (PFC deadlock) on {_path(finding.path)}{more}",
             )
     if report.unchecked:
         how = (
-            f" ({report.failures_harmless} leave every endpoint's routes as they were, "
-            f"{report.failures_analysed} analysed, {report.failures_represented} stood for "
-            f"by an equivalent link)"
+            f" ({report.failures_parallel} leave a parallel cable up, "
+            f"{report.failures_harmless} leave every endpoint's routes as they were, "
+            f"{report.failures_analysed} analysed)"
             if report.failures_checked
             else ""
         )
         yield Finding(
-            report.unchecked[0].source,
+            _failed_at(fabric, report.unchecked[0]),
             "LL141",
             "warning",
-            f"{_incomplete(report)} with {len(report.unchecked)} of {report.links} single-link "
-            f"failures not checked: {_named([_link(c) for c in report.unchecked])}; "
+            f"{_incomplete(report)} with {len(report.unchecked)} of {report.failures} failure "
+            f"cases ({report.links} cables down, {report.switches} switch reboots) not checked: "
+            f"{_named([_failure(f) for f in report.unchecked])}; "
             f"{report.failures_checked} checked{how}",
         )
 
