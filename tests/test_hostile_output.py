@@ -23,7 +23,7 @@ from lossless.cli.main import _error_line
 from lossless.lint.configs import fabric_from_config
 from lossless.lint.registry import Finding
 from lossless.lint.report import report
-from lossless.lint.runner import LintResult
+from lossless.lint.runner import LintResult, Suppressed
 from lossless.report.plan_text import print_plan_rich, write_plan_text
 from lossless.text.printable import inert_json, printable, printable_lines
 
@@ -171,7 +171,18 @@ FINDINGS = [
     Finding("::add-mask::configs/x.cfg:7:1", "LL105", "warning", "quoted " + HOSTILE, "leaf1"),
     Finding("inv.yaml:9:5", "LL101", "error", "fabric-wide " + HOSTILE),
 ]
-RESULT = LintResult(FINDINGS, [(Finding("inv.yaml:4:3", "LL103", "error", "x"), HOSTILE)])
+RESULT = LintResult(
+    FINDINGS,
+    [
+        Suppressed(
+            "LL103",
+            HOSTILE,
+            "fabric",
+            "inv.yaml",
+            (Finding("inv.yaml:4:3", "LL103", "error", "x"),),
+        )
+    ],
+)
 DEVICES = ["leaf1", "leaf1\x1b[31m"]
 
 
@@ -200,7 +211,10 @@ def test_text_shows_every_field_and_the_suppressed_reason_escaped():
         + printable(HOSTILE)
     )
     assert lines[1].startswith("\\x3a:add-mask::configs/x.cfg:7:1: warning LL105 ")
-    assert lines[-1] == "suppressed LL103 at inv.yaml:4:3: " + printable(HOSTILE)
+    assert lines[-1] == (
+        "suppressed LL103 at inv.yaml:4:3 by the fabric's lint_ignore in inv.yaml: "
+        + printable(HOSTILE)
+    )
     assert printable(HOSTILE).endswith(
         "\\n::error::pwned\\r\\n  ::add-mask::secret \\x23#[add-mask]other "
         "\\x23#vso[task.complete]x"

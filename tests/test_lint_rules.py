@@ -227,13 +227,15 @@ def test_rule_flags_a_broken_plan(plan, rule_id):
     assert any(f.source.endswith(source) for f in flagged), [str(f) for f in flagged]
 
 
-def test_host_findings_are_at_both_ends_of_the_cable(plan):
+def test_a_host_finding_is_one_on_the_switch_port_at_the_nic_that_differs(plan):
+    """One cause, one finding: the NIC's PFC differs from what it inherits from its switch
+    port, so the finding points at the NIC's line (not a second one at the port's policy
+    line), on the switch port, naming both values."""
     _break_nic_pfc(plan)
-    sources = sorted(f.source for f in findings(plan, "LL131"))
-    assert len(sources) == 2
-    # the switch end where the inventory sets the port's PFC priority (roce.data.priority)
-    assert sources[0].endswith("inventories/lab.yaml:12:24") and sources[1].endswith(NIC_LINE)
-    assert all(f.device == "leaf1" and f.port == "Ethernet0" for f in findings(plan, "LL131"))
+    [finding] = findings(plan, "LL131")
+    assert finding.source.endswith(NIC_LINE)
+    assert (finding.device, finding.port) == ("leaf1", "Ethernet0")
+    assert "[4] on the NIC but [3] on the port" in finding.message
 
 
 def test_rules_have_explanations_and_sources():

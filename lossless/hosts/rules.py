@@ -4,8 +4,8 @@ docs/reference/vendors.md section 6).
 
 The NIC side comes from the inventory (what it inherits and overrides) or from a host's saved
 state (`lossless lint --host-state`); the switch side from the inventory or a switch config.
-Every finding is reported at both ends: where the NIC setting was written or read (its own
-line in a host-state file) and the switch port.
+One disagreement is one finding, on the switch port, naming both values, at the line that
+states the value that differs (_differing_end).
 """
 
 from __future__ import annotations
@@ -32,6 +32,29 @@ def _nic_ends(fabric: FabricPlan) -> Iterator[tuple[NicPlan, PortPlan, DevicePla
             yield nic, device.ports[port_name], device
 
 
+def _file(source: str) -> str:
+    """The FILE of FILE:LINE:COL."""
+    return source.rsplit(":", 2)[0]
+
+
+def _differing_end(
+    fabric: FabricPlan, nic: NicPlan, fields: tuple[str, ...], port: PortPlan
+) -> str:
+    """Where the value that differs is stated, of the NIC's and the switch port's.
+
+    What was read back from where it runs differs from the intent: the NIC's line in the
+    host's saved state (--host-state), else the switch port's line in its config. Otherwise
+    both come from the inventory, where a NIC inherits its settings from its switch port:
+    the NIC's own line (or its server's host settings) is what overrides them."""
+    nic_read = next((nic.sources[f] for f in fields if f in nic.sources), None)
+    if nic_read is not None:
+        return nic_read
+    port_side = located(port, *fields)
+    if _file(port_side) != fabric.inventory:  # a config read back
+        return port_side
+    return nic.where(fields[0])
+
+
 def _both_ends(
     rule_id: str,
     message: str,
@@ -39,14 +62,14 @@ def _both_ends(
     fields: tuple[str, ...],
     port: PortPlan,
     device: DevicePlan,
+    fabric: FabricPlan,
     severity: str = "error",
 ) -> list[Finding]:
-    # The finding names the switch port (device, port) and the NIC is at its cable's other
-    # end; the message names neither, so one cause on many ports (a fabric MTU) is one finding
-    text = message
-    # the NIC's line for each field, and the switch port's line for the same fact
-    sources = dict.fromkeys([*(nic.where(f) for f in fields), located(port, *fields)])
-    return [Finding(s, rule_id, severity, text, device.name, port.name) for s in sources]
+    """One finding per disagreement between a NIC and its switch port: on the switch port
+    (device, port), at the line that states the differing value. The message names neither
+    end, so one cause on many ports (NICs written as one range) is one finding."""
+    where = _differing_end(fabric, nic, fields, port)
+    return [Finding(where, rule_id, severity, message, device.name, port.name)]
 
 
 @rule(
@@ -71,6 +94,7 @@ def server_nic_agreement(fabric: FabricPlan):
                 ("speed_mbps",),
                 port,
                 device,
+                fabric,
             )
         if nic.mtu and port.mtu and port.mtu < nic.mtu + L2_OVERHEAD:
             yield from _both_ends(
@@ -81,6 +105,7 @@ def server_nic_agreement(fabric: FabricPlan):
                 ("mtu",),
                 port,
                 device,
+                fabric,
             )
 
 
@@ -105,6 +130,7 @@ def host_trust_dscp(fabric: FabricPlan):
                 ("trust",),
                 port,
                 device,
+                fabric,
             )
 
 
@@ -131,6 +157,7 @@ def host_pfc_match(fabric: FabricPlan):
                 ("pfc_priorities",),
                 port,
                 device,
+                fabric,
             )
 
 
@@ -158,6 +185,7 @@ def host_roce_class(fabric: FabricPlan):
                 ("roce_dscp",),
                 port,
                 device,
+                fabric,
             )
         switch_class = device.maps.dscp_to_tc.get(nic.roce_dscp)
         if nic.roce_priority is not None and switch_class != nic.roce_priority:
@@ -169,6 +197,7 @@ def host_roce_class(fabric: FabricPlan):
                 ("roce_dscp", "roce_priority"),
                 port,
                 device,
+                fabric,
             )
         if (
             nic.roce_priority is not None
@@ -182,6 +211,7 @@ def host_roce_class(fabric: FabricPlan):
                 ("roce_priority", "pfc_priorities"),
                 port,
                 device,
+                fabric,
             )
 
 
@@ -210,6 +240,7 @@ def host_cnp_class(fabric: FabricPlan):
                     ("cnp_dscp",),
                     port,
                     device,
+                    fabric,
                 )
         if nic.cnp_priority is not None and nic.cnp_priority in (nic.pfc_priorities or []):
             yield from _both_ends(
@@ -219,6 +250,7 @@ def host_cnp_class(fabric: FabricPlan):
                 ("cnp_priority", "pfc_priorities"),
                 port,
                 device,
+                fabric,
             )
 
 
@@ -250,6 +282,7 @@ def host_ecn_on(fabric: FabricPlan):
                     (field_name,),
                     port,
                     device,
+                    fabric,
                 )
 
 
@@ -273,6 +306,7 @@ def host_no_link_pause(fabric: FabricPlan):
                 ("link_pause",),
                 port,
                 device,
+                fabric,
             )
 
 

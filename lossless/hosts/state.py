@@ -4,13 +4,15 @@ DIR holds what collect-host-state.sh saves: DIR/<server>/<interface>/ (see
 lossless/vendors/nvidia_state.py). Each NIC's state is read into a NicPlan that replaces
 the planned one, so the host rules (LL109, LL130-LL135) compare the NIC as it is with the
 switch port at the other end of its cable; every setting that differs from the plan is LL210
-host drift, at the file and line it was read from.
+host drift, at the file and line it was read from. A NIC's state without one of its files
+(sysfs.txt, say) is one LL211 for the NIC naming the settings left unchecked.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,25 @@ STATE_FIELDS = (
 )
 
 
+# The settings each file of an NVIDIA NIC's saved state shows (hosts/nvidia_state.py reads
+# them; "dcqcn": every DCQCN parameter). A file missing from the state is one LL211 naming
+# the settings it leaves unchecked, not an LL210 for each of them.
+STATE_FILES = {
+    nvidia_state.QOS_FILE: ("trust", "pfc_priorities", "cable_m", "roce_priority"),
+    nvidia_state.SYSFS_FILE: (
+        "speed_mbps",
+        "mtu",
+        "roce_dscp",
+        "cnp_dscp",
+        "cnp_priority",
+        "ecn_np",
+        "ecn_rp",
+        "dcqcn",
+    ),
+    nvidia_state.PAUSE_FILE: ("link_pause",),
+}
+
+
 def _finding(nic: NicPlan, source: str, rule: str, severity: str, message: str) -> Finding:
     device, _, port = (nic.peer or "").partition(":")
     text = f"{nic.server}:{nic.name}: {message}"
@@ -53,10 +74,13 @@ def _shown(value: Any) -> str:
     return "not in the saved state" if value is None else f"{value} on the host"
 
 
-def host_drift(planned: NicPlan, state: NicPlan) -> list[Finding]:
-    """LL210 for every setting the state shows otherwise than the plan (or not at all)."""
+def host_drift(planned: NicPlan, state: NicPlan, unchecked: Collection[str] = ()) -> list[Finding]:
+    """LL210 for every setting the state shows otherwise than the plan (or not at all), but
+    those `unchecked` (STATE_FILES names: their file is not in the state)."""
     findings = []
     for name in STATE_FIELDS:
+        if name in unchecked:
+            continue
         want, have = getattr(planned, name), getattr(state, name)
         if want is not None and want != have:
             findings.append(
@@ -68,7 +92,7 @@ def host_drift(planned: NicPlan, state: NicPlan) -> list[Finding]:
                     f"{name} is {_shown(have)}, the plan has {want}",
                 )
             )
-    for name, want in planned.dcqcn.items():
+    for name, want in ({} if "dcqcn" in unchecked else planned.dcqcn).items():
         have = state.dcqcn.get(name)
         if have != want:
             findings.append(
@@ -114,6 +138,26 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
                 findings.append(_missing(nic, f"no saved state in {server_folder / nic.name}"))
                 continue
             state = nvidia_state.parse_state(nic_folder, nic, root=folder)
-            findings += host_drift(nic, state)
+            absent = [name for name in STATE_FILES if not _saved(folder, nic_folder, name)]
+            unchecked = {setting for name in absent for setting in STATE_FILES[name]}
+            if absent:
+                findings.append(_missing(nic, _absent_files(nic, nic_folder, absent, unchecked)))
+            findings += host_drift(nic, state, unchecked)
             fabric.nics[f"{server}:{nic.name}"] = state
     return fabric, findings
+
+
+def _saved(root: Path, nic_folder: Path, name: str) -> bool:
+    path = _inside(root, nic_folder, name)
+    return path is not None and path.is_file()
+
+
+def _absent_files(nic: NicPlan, nic_folder: Path, absent: list[str], unchecked: set[str]) -> str:
+    """What LL211 says of a NIC's state that lacks some of its files: which, and the planned
+    settings left unchecked (each would otherwise be an LL210 "not in the saved state")."""
+    settings = [n for n in STATE_FIELDS if n in unchecked and getattr(nic, n) is not None]
+    if "dcqcn" in unchecked:
+        settings += [f"DCQCN {name}" for name in nic.dcqcn]
+    files = " or ".join([", ".join(absent[:-1]), absent[-1]] if len(absent) > 1 else absent)
+    text = f"no {files} in {nic_folder}"
+    return f"{text}: {', '.join(settings)} not checked" if settings else text

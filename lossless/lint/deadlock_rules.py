@@ -28,6 +28,12 @@ def _path(channels: list[Channel]) -> str:
     return " | ".join(str(c) for c in channels)
 
 
+def _on(fabric: FabricPlan, channels: list[Channel]) -> tuple[str, ...]:
+    """The switches a cycle runs through, in its order: the devices the finding concerns."""
+    names = dict.fromkeys(n for c in channels for n in (c.sender, c.receiver))
+    return tuple(n for n in names if n in fabric.devices)
+
+
 def _link(channel: Channel) -> str:
     return f"{channel.sender}:{channel.sender_port} - {channel.receiver}:{channel.receiver_port}"
 
@@ -81,6 +87,7 @@ def pfc_deadlock_cycle(fabric: FabricPlan):
                 "LL140",
                 "error",
                 f"cyclic buffer dependency (PFC deadlock) on {_path(finding.path)}",
+                devices=_on(fabric, finding.path),
             )
     if report.unrouted:
         routed = report.destinations - len(report.unrouted)
@@ -116,6 +123,7 @@ def pfc_deadlock_after_failure(fabric: FabricPlan):
                 "LL141",
                 "error",
                 f"{when}, cyclic buffer dependency (PFC deadlock) on {_path(finding.path)}{more}",
+                devices=_on(fabric, finding.path),
             )
     if report.unchecked:
         how = (

@@ -23,6 +23,10 @@ class Finding:
     message: str
     device: str | None = None
     port: str | None = None
+    # The devices a finding concerns when `device` alone does not say (one cause on the ports
+    # of several devices, the switches on a deadlock cycle): reports count it against each.
+    # No lint output format prints it (lint.runner.affected reads it).
+    devices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

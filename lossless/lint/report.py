@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 from lossless import __version__
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.registry import Finding
-from lossless.lint.runner import LintResult
+from lossless.lint.runner import SHOWN_SUBJECTS, LintResult, Suppressed
 from lossless.text.grammar import plural
 from lossless.text.printable import inert_json, printable
 
@@ -253,14 +253,51 @@ FORMATS = {
 }
 
 
+def _subject(f: Finding) -> str:
+    """What a suppressed finding was about: leaf1:Ethernet0, leaf1, or (fabric-wide) where."""
+    return ":".join(x for x in (f.device, f.port) if x) or f.source
+
+
+def suppressed_line(entry: Suppressed) -> str:
+    """One line for what one `lint_ignore` entry skipped, however many findings: the rule,
+    where the findings pointed if at one line, how many ports or devices with a few named,
+    whose lint_ignore and where, and its reason. Not yet made printable."""
+    findings = entry.findings
+    subjects = list(dict.fromkeys(_subject(f) for f in findings))
+    sources = {f.source for f in findings}
+    line = f"suppressed {entry.rule}"
+    if len(sources) == 1:
+        line += f" at {findings[0].source}"
+    if len(subjects) > 1:
+        if all(f.port for f in findings):
+            noun = "ports"
+        elif all(f.device and not f.port for f in findings):
+            noun = "devices"
+        else:
+            noun = "findings"
+        more = len(subjects) - SHOWN_SUBJECTS
+        shown = ", ".join(subjects[:SHOWN_SUBJECTS]) + (f" and {more:,} more" if more > 0 else "")
+        line += f" on {len(subjects):,} {noun} ({shown})"
+    elif findings[0].device:
+        line += f" on {subjects[0]}"
+    if entry.scope == "fabric":
+        owner = f"the fabric's lint_ignore in {entry.at}"
+    else:
+        owners = {f.device if entry.scope == "device" else (f.device, f.port) for f in findings}
+        what = entry.scope if len(owners) == 1 else f"{entry.scope}s"
+        owner = f"the lint_ignore of the {what} at {entry.at}"
+    return f"{line} by {owner}: {entry.reason}"
+
+
 def report(result: LintResult, devices: list[str], format_name: str) -> str:
     """The lint result in one format (a JUnit suite per device of `devices`); the text one
-    also lists what `lint_ignore` suppressed, with the reason."""
+    also lists what `lint_ignore` suppressed: a line per entry, with the reason and a count.
+    The other formats carry the findings only, as before."""
     if format_name == "junit":
         text = junit(result.findings, devices) + "\n"
     else:
         text = FORMATS[format_name](result.findings) + "\n"
     if format_name == "text":
-        for finding, reason in result.suppressed:
-            text += printable(f"suppressed {finding.rule} at {finding.source}: {reason}") + "\n"
+        for entry in result.suppressed:
+            text += printable(suppressed_line(entry)) + "\n"
     return text

@@ -70,28 +70,61 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
                     yield finding_of(rule_, item, source, device.name, port.name)
 
 
+def affected(finding: Finding) -> tuple[str, ...]:
+    """The devices a finding counts against: its device, or those it names (Finding.devices:
+    the devices of a cause merged by one_per_cause, the switches on a deadlock cycle)."""
+    if finding.devices:
+        return finding.devices
+    return () if finding.device is None else (finding.device,)
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    """The findings one `lint_ignore` entry skipped: its rule and reason, whose `lint_ignore`
+    it is (scope "fabric", "device" or "port") and where that is written (`at`: the inventory
+    file for the fabric's, else the FILE:LINE:COL of the device or port entry, a range's for
+    all its devices or ports, that holds it or names the profile that does; the plan keeps
+    no line of the `lint_ignore` key itself)."""
+
+    rule: str
+    reason: str
+    scope: str
+    at: str
+    findings: tuple[Finding, ...]
+
+
 @dataclass
 class LintResult:
     findings: list[Finding]
-    suppressed: list[tuple[Finding, str]]  # with the reason written in the inventory
+    # What `lint_ignore` skipped: one entry per rule, reason and lint_ignore, however many
+    # findings it covers (a fabric-wide one over a 32k-GPU fabric: thousands of ports)
+    suppressed: list[Suppressed]
 
     @property
     def failed(self) -> bool:
         return any(f.severity == "error" for f in self.findings)
 
 
+def ignored_by(fabric: FabricPlan, finding: Finding) -> tuple[str, str, str] | None:
+    """(reason, scope, where it is written) of the `lint_ignore` that skips this finding:
+    the fabric's, its device's or its port's, the first that names its rule; None if none."""
+    device = fabric.devices.get(finding.device or "")
+    scopes = [("fabric", fabric.inventory, fabric.lint_ignore)]
+    if device is not None:
+        scopes.append(("device", device.source, device.lint_ignore))
+        port = device.ports.get(finding.port or "")
+        if port is not None:
+            scopes.append(("port", port.source, port.lint_ignore))
+    for scope, at, ignores in scopes:
+        if finding.rule in ignores:
+            return ignores[finding.rule], scope, at
+    return None
+
+
 def suppression(fabric: FabricPlan, finding: Finding) -> str | None:
     """The reason an inline `lint_ignore` gives for skipping this finding, if any."""
-    scopes = [fabric.lint_ignore]
-    device = fabric.devices.get(finding.device or "")
-    if device is not None:
-        scopes.append(device.lint_ignore)
-        if finding.port in device.ports:
-            scopes.append(device.ports[finding.port].lint_ignore)
-    for scope in scopes:
-        if finding.rule in scope:
-            return scope[finding.rule]
-    return None
+    ignored = ignored_by(fabric, finding)
+    return None if ignored is None else ignored[0]
 
 
 def lint(
@@ -105,25 +138,43 @@ def lint(
     """Run the selected rules (see resolve_rules for how they are named); `extra` are
     findings made while reading configs (drift). `also`: a second plan of the same
     inventory (its configs read back, lint.configs.fabric_from_configs) judged in the same
-    run; a finding both make is reported once, and the inventory's `lint_ignore` (in
-    `fabric`) applies to both. A second plan whose devices are all the first's (every config
+    run; a finding both make (the same rule and words on the same subject, wherever each
+    points) is reported once, where the first plan points, and the inventory's
+    `lint_ignore` (in `fabric`) applies to both. What `lint_ignore` skips is grouped per
+    entry (LintResult.suppressed). A second plan whose devices are all the first's (every config
     as rendered) is not judged again."""
     selected, ignored = resolve_rules(select), resolve_rules(ignore)
     chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
     found = _findings(fabric, chosen)
     if also is not None and any(also.devices.get(n) is not d for n, d in fabric.devices.items()):
-        found |= _findings(also, chosen)
+        # What the second plan finds on the same subject in the same words, the first found:
+        # the configs repeat what the inventory says, so it is reported where that says it.
+        causes = {_cause(f) for f in found}
+        found |= {f for f in _findings(also, chosen) if _cause(f) not in causes}
     found |= {f for f in extra if _selected(f.rule, selected, ignored)}
-    result = LintResult([], [])
     kept = []
+    skipped: dict[tuple[str, str, str, str], list[Finding]] = {}
     for finding in sorted(found, key=_order):
-        reason = suppression(fabric, finding)
-        if reason is None:
+        by = ignored_by(fabric, finding)
+        if by is None:
             kept.append(finding)
         else:
-            result.suppressed.append((finding, reason))
-    result.findings = one_per_cause(kept)
-    return result
+            reason, scope, at = by
+            skipped.setdefault((finding.rule, reason, scope, at), []).append(finding)
+    suppressed = [Suppressed(*key, tuple(group)) for key, group in skipped.items()]
+    return LintResult(one_per_cause(kept), suppressed)
+
+
+def _cause(finding: Finding) -> tuple:
+    """A finding but for where it points."""
+    return (
+        finding.rule,
+        finding.severity,
+        finding.message,
+        finding.device,
+        finding.port,
+        finding.devices,
+    )
 
 
 def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
@@ -169,6 +220,7 @@ def _order(finding: Finding) -> tuple:
         finding.message,
         finding.device,
         finding.port,
+        finding.devices,
     )
 
 
@@ -190,6 +242,7 @@ def one_per_cause(findings: list[Finding]) -> list[Finding]:
             merged.append(first)
             continue
         devices = {f.device for f in group}
+        named = tuple(dict.fromkeys(name for f in group for name in affected(f)))
         subjects = [
             (f.port or "") if len(devices) == 1 else ":".join(x for x in (f.device, f.port) if x)
             for f in group
@@ -207,6 +260,7 @@ def one_per_cause(findings: list[Finding]) -> list[Finding]:
                 else f"{first.message} ({len(group)} ports: {where})",
                 first.device if len(devices) == 1 else None,
                 None,
+                () if devices == {first.device} and first.device is not None else named,
             )
         )
     return merged

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PfcTriggerPlan, PortPlan
 from lossless.planner.ecn import pfc_trigger_bytes
 from lossless.planner.oversubscription import Bandwidth, DeviceBandwidth
@@ -525,13 +524,14 @@ def device_view(
     anchor: str,
     bandwidth: DeviceBandwidth,
     findings: int,
-    all_findings: list[Finding],
+    errors: bool,
 ) -> DeviceView:
+    """`findings`: how many lint findings affect the device (its own and the fabric-wide ones
+    that name it); `errors`: one of them is an error, so its status is never ok."""
     budget = _budget(device)
     ecn_verdict, ecn_status = _ecn_verdict(device)
     headroom_rows = _headroom_rows(device)
     ecn_rows = _ecn_rows(device)
-    errors = any(f.device == device.name and f.severity == "error" for f in all_findings)
     status = worst(budget.status, ecn_status, "bad" if errors else "ok")
     data = {
         "role": device.role,

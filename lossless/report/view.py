@@ -17,7 +17,7 @@ from lossless import __version__
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.registry import Finding
 from lossless.lint.report import records
-from lossless.lint.runner import LintResult
+from lossless.lint.runner import LintResult, Suppressed, affected
 from lossless.model import Inventory
 from lossless.plan import FabricPlan
 from lossless.planner.oversubscription import SERVER, FabricBandwidth, fabric_bandwidth, tier_of
@@ -139,11 +139,19 @@ def build_report(
         kept = set(shown)
         lint = LintResult(
             [f for f in lint.findings if f.device is None or f.device in kept],
-            [(f, why) for f, why in lint.suppressed if f.device is None or f.device in kept],
+            _suppressed_on(lint.suppressed, kept),
         )
     bandwidth = fabric_bandwidth(plan, names)
     anchors = _anchors(names)
-    per_device = Counter(f.device for f in lint.findings)
+    # Every finding counts against each device it affects: its own, or those a fabric-wide
+    # one names (a cause on the ports of several switches, the switches on a deadlock cycle)
+    per_device: Counter[str] = Counter()
+    failing: set[str] = set()
+    for f in lint.findings:
+        devices_of = affected(f)
+        per_device.update(devices_of)
+        if f.severity == "error":
+            failing.update(devices_of)
     devices = [
         device_view(
             plan,
@@ -152,7 +160,7 @@ def build_report(
             anchors[name],
             bandwidth.devices[name],
             per_device[name],
-            lint.findings,
+            name in failing,
         )
         for name in names
     ]
@@ -205,6 +213,16 @@ def build_report(
         "suppressed": len(lint.suppressed),
     }
     return view
+
+
+def _suppressed_on(suppressed: list[Suppressed], kept: set[str]) -> list[Suppressed]:
+    """What lint_ignore skipped on the devices kept, or fabric-wide."""
+    entries = []
+    for entry in suppressed:
+        findings = tuple(f for f in entry.findings if f.device is None or f.device in kept)
+        if findings:
+            entries.append(dataclasses.replace(entry, findings=findings))
+    return entries
 
 
 def _anchors(names: list[str]) -> dict[str, str]:
