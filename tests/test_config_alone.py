@@ -205,3 +205,24 @@ def test_the_loosest_trigger_is_the_highest_of_the_os_switches():
     highest = max(t.plan.queue_trigger_bytes for t in triggers if t)
     loosest = loosest_trigger(400_000, 1, ("nvidia",))
     assert loosest is not None and loosest[0] == highest
+
+
+def test_junos_ecn_is_read_on_the_queue_that_marks_it():
+    """A scheduler that marks ECN on queue 4 marks it, whichever priority its class pauses:
+    the config with PFC on the wrong priority is one cause (LL124), not also a missing ECN."""
+    from lossless.vendors.untrusted import parse_config_file
+
+    device = parse_config_file("junos", str(REPO / "tests/data/meaning/junos-roce-lossy.txt"), "x")
+    assert all(4 in {e.queue for e in p.ecn} for p in device.ports.values() if p.lossless)
+
+
+def test_nvue_headroom_a_profile_states_is_read_and_the_rest_left_to_the_switch():
+    from lossless.vendors.untrusted import parse_config_file
+
+    device = parse_config_file(
+        "cumulus", str(REPO / "tests/data/meaning/nvue-headroom-short.yaml"), "x"
+    )
+    stated = [p for p in device.ports.values() if p.headroom and not p.headroom[0].by_switch]
+    assert {(h.xoff, h.xon, h.size) for p in stated for h in p.headroom} == {(65536, 19456, 131072)}
+    derived = [p for p in device.ports.values() if p.lossless and p not in stated]
+    assert derived and all(h.by_switch for p in derived for h in p.headroom)

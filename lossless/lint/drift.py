@@ -95,7 +95,8 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
 
 
 def _map_entries(value: dict) -> dict[Any, str]:
-    return {key: str(entry) for key, entry in value.items()}
+    """A map's entries as text; an entry an OS's facts list with no value is not set."""
+    return {key: NOT_SET if entry is None else str(entry) for key, entry in value.items()}
 
 
 def _percent_entries(value: dict) -> dict[Any, str]:

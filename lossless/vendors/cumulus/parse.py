@@ -23,7 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lossless.plan import DevicePlan, EcnPlan, PortPlan, WatchdogPlan
+from lossless.plan import (
+    HEADROOM_BY_SWITCH,
+    HEADROOM_FROM_CONFIG,
+    DevicePlan,
+    EcnPlan,
+    HeadroomPlan,
+    PortPlan,
+    WatchdogPlan,
+)
 from lossless.system.files import read_config
 from lossless.text.units import parse_speed
 from lossless.vendors.cumulus import defaults
@@ -64,6 +72,11 @@ class _Pfc:
     lossless: bool
     where: str  # the line of its priorities (or of rx/tx disable), else the preset's
     cable_where: str
+    # xoff-threshold, xon-threshold (below xoff) and port-buffer in bytes where the profile
+    # states xoff (NVIDIA recommends leaving them to the switch), and where; None: derived
+    # by the switch from the cable length
+    headroom: tuple[int, int, int] | None = None
+    headroom_where: str = ""
 
 
 class _Reader:
@@ -117,7 +130,9 @@ class _Reader:
         for fact, dscp in (("roce", device.roce_dscp), ("cnp", device.cnp_dscp)):
             entry = ("qos", "mapping", mapping, "dscp", str(dscp))
             device.sources[fact] = self.stated(entry, device.sources["dscp_to_tc"])
-        device.headroom_known = False  # Cumulus sizes headroom from each profile's cable length
+        # Cumulus sizes headroom from each profile's cable length unless the profile states
+        # xoff-threshold: those PGs are judged (LL101, LL102), the others are the switch's
+        device.headroom_known = any(not h.by_switch for port in ports for h in port.headroom)
         device.source = f"{config.file}:1:1"
         return device
 
@@ -184,6 +199,20 @@ class _Reader:
         port.cable_m = float(pfc.cable_m) if pfc.lossless else None
         port.sources["pfc_priorities"] = port.sources["lossless"] = pfc.where
         port.sources["cable_m"] = pfc.cable_where
+        if not pfc.lossless:
+            return
+        if pfc.headroom is None:  # sized by the switch from the cable length: not judged
+            port.headroom = [
+                HeadroomPlan(p, 0, 0, 0, model=HEADROOM_BY_SWITCH, derivation=pfc.where)
+                for p in port.pfc_priorities
+            ]
+            return
+        xoff, xon, size = pfc.headroom
+        port.headroom = [
+            HeadroomPlan(p, xon, xoff, size, model=HEADROOM_FROM_CONFIG, derivation=pfc.where)
+            for p in port.pfc_priorities
+        ]
+        port.sources["headroom"] = pfc.headroom_where
 
     def _pfc_profile(self, profile: str) -> _Pfc:
         if profile not in self.pfc_profiles:
@@ -206,12 +235,20 @@ class _Reader:
         where = self.base_source((*path, "switch-priority"))
         if "disable" in directions:
             where = config.where((*path, "rx" if directions[0] == "disable" else "tx"))
+        xoff = config.integer((*path, "xoff-threshold"), 1, 2**32)
+        headroom = None
+        if xoff is not None:
+            xon = config.integer((*path, "xon-threshold"), 0, 2**32) or 0
+            size = config.integer((*path, "port-buffer"), 1, 2**32) or xon + xoff
+            headroom = (xoff, xon, size)
         return _Pfc(
             tuple(priorities),
             cable,
             bool(priorities) and "disable" not in directions,
             where,
             self.base_source((*path, "cable-length")),
+            headroom,
+            config.where((*path, "xoff-threshold")),
         )
 
     # -- device-wide maps and scheduling -----------------------------------------------------

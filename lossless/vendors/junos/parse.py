@@ -595,8 +595,11 @@ def _scheduling(
         if profile is not None and not scheduler.ecn:
             drops.append((cls.queue, scheduler.drop_where))
         lossless = port.lossless and tc_of.get(fc) in port.pfc_priorities
-        if lossless and scheduler.ecn and profile and len(profile["fill"]) >= 2:
-            ecn.append(_ecn(reader, port, cls.queue, tc_of[fc], profile, partition))
+        # ECN is read on whatever queue marks it: the rules decide which queues must (a queue
+        # PFC stops marks nothing here only if the config says so, not because its class is
+        # classified to another priority)
+        if port.lossless and scheduler.ecn and profile and len(profile["fill"]) >= 2:
+            ecn.append(_ecn(reader, port, cls.queue, tc_of.get(fc, 0), profile, partition))
         elif lossless:
             missing = scheduler.where
     port.wred_drop_queues = sorted(q for q, _ in drops)
