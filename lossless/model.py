@@ -169,6 +169,7 @@ class Device:
     description: str = ""
     lint_ignore: dict[str, str] = field(default_factory=dict)
     policy_origin: dict[str, Location] = field(default_factory=dict)  # as Port's
+    os_version: str | None = None  # the OS release rendered for (None: the newest)
 
 
 @dataclass

@@ -246,6 +246,9 @@ class DevicePlan:
     # What a config linted alone does not say and lint assumed, by fact ("roce_dscp",
     # "cnp_dscp", "asic") -> how it was chosen; rules name it where their verdict rests on it.
     assumed: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
+    # The OS release the config is rendered for (inventory `os_version`); None: the newest the
+    # vendor renders for (a config read back says nothing of it).
+    os_version: str | None = field(default=None, metadata=NOT_IN_JSON)
 
 
 @dataclass

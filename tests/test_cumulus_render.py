@@ -85,8 +85,9 @@ def test_watchdog_is_enabled_by_state_on_every_lossless_port(lab):
 def test_every_ecmp_hash_field_is_stated(lab):
     _, text = lab
     fields = _tree(text)["system"]["forwarding"]["ecmp-hash"]
-    assert fields["source-port"] == "on" and fields["ipv6-label"] == "off"
-    assert len(fields) == 13 and fields["inner-source-port"] == "off"
+    # Cumulus Linux 5.15 words (the default release): enabled/disabled, not on/off
+    assert fields["source-port"] == "enabled" and fields["ipv6-label"] == "disabled"
+    assert len(fields) == 13 and fields["inner-source-port"] == "disabled"
 
 
 def test_not_expressed_values_are_listed_with_their_reason(run):

@@ -253,6 +253,7 @@ class _Resolver:
                     name=name,
                     role=spec["role"],
                     os=spec["os"],
+                    os_version=spec.get("os_version"),
                     asic=asic,
                     platform=spec.get("platform"),
                     mgmt=mgmts[index] if mgmts else None,

@@ -108,7 +108,11 @@ def _problems_for(error: ValidationError, document: Document) -> list[Problem]:
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]
         wanted = " or ".join(_TYPE_WORDS.get(str(name), str(name)) for name in names)
-        return [document.problem(path, f"expected {wanted}, got {_describe(error.instance)}")]
+        message = f"expected {wanted}, got {_describe(error.instance)}"
+        if names == ["string"] and type(error.instance) in (int, float):
+            # a release or model number: YAML reads 5.10 unquoted as the number 5.1
+            message += ' (write it in quotes, e.g. "5.10": unquoted, YAML reads a number)'
+        return [document.problem(path, message)]
     if validator == "enum":
         choices = error.validator_value
         listed = ", ".join(str(c) for c in choices)

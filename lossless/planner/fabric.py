@@ -128,6 +128,7 @@ class _Planner:
             name=device.name,
             role=device.role,
             os=device.os,
+            os_version=device.os_version,
             asic=device.asic.name,
             platform=device.platform,
             mgmt=device.mgmt,

@@ -1,15 +1,33 @@
 """Cumulus NVUE offline diff (`lossless diff --running`): the `nv set`/`nv unset` commands
 that take a running NVUE config (YAML or a command list) to the rendered fragment, over what
-lossless owns only; and what applying each does to traffic (IMPACT)."""
+lossless owns only; and what applying each does to traffic (IMPACT).
+
+The commands are in the words of the release the running config is in (5.15 renamed NVUE's
+on/off words, render.py `Words`): its `- header:` `version: Cumulus Linux 5.11.0`, else the
+words it uses itself, else those of the fragment. Both configs are compared in those words,
+so `qos roce enable on` and `qos roce state enabled` are the same setting."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
+from lossless.errors import InputError, Problem
 from lossless.vendors.cumulus.parse import parse_config
 from lossless.vendors.cumulus.read import NvueConfig, Path, read_nvue
-from lossless.vendors.cumulus.render import HASH_SEED_NOTE, PROFILE
+from lossless.vendors.cumulus.render import (
+    ENABLED_DISABLED,
+    HASH_SEED_NOTE,
+    NEWEST,
+    ON_OFF,
+    PROFILE,
+    Words,
+    in_words,
+    release,
+    release_words,
+    unsupported,
+)
 from lossless.vendors.impact import (
     DISRUPTIVE,
     HITLESS,
@@ -70,20 +88,72 @@ def _command(verb: str, path: Path, value: Any = None) -> str:
     return line
 
 
+# `- header:` ... `version: Cumulus Linux 5.11.0`, as `nv config show -o yaml` writes it
+_HEADER = re.compile(r"-\s+header:\s*(?:#.*)?")
+_VERSION = re.compile(r"(\s+version:\s*)(['\"]?)Cumulus Linux ([^\s'\"]{1,32})\2\s*(?:#.*)?")
+
+
+def header_release(text: str, file: str) -> Words | None:
+    """The words of the release a YAML config's header names, None if it names none; a
+    release lossless does not write NVUE for is bad input at the header's line."""
+    in_header = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("-"):
+            if in_header:
+                return None
+            in_header = _HEADER.fullmatch(line) is not None
+            continue
+        match = _VERSION.fullmatch(line) if in_header else None
+        if match is not None:
+            known = release(match[3])
+            if known is None:
+                column = len(match[1]) + len(match[2]) + 1
+                problem = Problem(file, number, column, "header.version", unsupported(match[3]))
+                raise InputError([problem])
+            return release_words(known)
+    return None
+
+
+def _words_used(tree: dict[str, Any]) -> Words | None:
+    """The words a config uses for what 5.15 renamed, None if it says none of them."""
+    qos = tree.get("qos")
+    roce = qos.get("roce") if isinstance(qos, dict) else None
+    if isinstance(roce, dict) and ("state" in roce or "enable" in roce):
+        return ENABLED_DISABLED if "state" in roce else ON_OFF
+    system = tree.get("system")
+    forwarding = system.get("forwarding") if isinstance(system, dict) else None
+    hashes = forwarding.get("ecmp-hash") if isinstance(forwarding, dict) else None
+    values = set(hashes.values()) if isinstance(hashes, dict) else set()
+    if values & {"enabled", "disabled"}:
+        return ENABLED_DISABLED
+    if values & {"on", "off", True, False}:
+        return ON_OFF
+    return None
+
+
+def running_words(have: NvueConfig, running: str, want: NvueConfig) -> Words:
+    """The release words the commands for a running config use: its header's release, else
+    the words it uses, else the fragment's, else the newest release's."""
+    header = None if have.commands else header_release(running, have.file)
+    return header or _words_used(have.tree) or _words_used(want.tree) or release_words(NEWEST)
+
+
 def diff(running: str, intended: str, running_file: str = "running") -> list[str]:
     """`nv unset` / `nv set` commands taking a running NVUE config (YAML or a command list,
     read like any config: bad shapes are bad input) to the intended fragment, over what
-    lossless owns; nothing the switch owns is ever unset."""
+    lossless owns, in the words of the running config's release; nothing the switch owns is
+    ever unset."""
     want_config = read_nvue(intended, "intended")
     have_config = read_nvue(running, running_file)
     parse_config(have_config, "running")  # what it says must have NVUE's shapes
+    words = running_words(have_config, running, want_config)
     owned = _owned_prefixes(want_config)
 
     def ours(path: Path) -> bool:
         return any(path[: len(prefix)] == prefix for prefix in owned)
 
-    wanted = {p: v for p, v in _leaves(want_config.tree).items() if ours(p)}
-    have = {p: v for p, v in _leaves(have_config.tree).items() if ours(p)}
+    wanted = {p: v for p, v in _leaves(in_words(want_config.tree, words)).items() if ours(p)}
+    have = {p: v for p, v in _leaves(in_words(have_config.tree, words)).items() if ours(p)}
     parents = {path[:depth] for path in wanted for depth in range(1, len(path))}
     commands = [
         _command("unset", path)

@@ -10,8 +10,11 @@ output is `nv set`/`nv unset` commands that paste into a shell.
 
 Why each line is what it is (sources: CumulusNetworks/docs, cumulus-linux-514, pages named as
 in defaults.py; NVUE command reference `nv list-commands` for the value ranges):
-* `qos roce mode lossless` (ROCE): RoCE pools, trust, LLDP app TLV and PFC/ECN defaults; the
-  profiles below state the plan's values on top (ROCE "Change RoCE Configuration").
+* The words of the release it is rendered for (inventory `os_version`, default the newest):
+  Cumulus Linux 5.15 renamed NVUE's on/off switches (`Words` below, with its sources).
+* `qos roce mode lossless` (ROCE) with `qos roce enable on` (5.14 and earlier) or `qos roce
+  state enabled` (5.15): RoCE pools, trust, LLDP app TLV and PFC/ECN defaults; the profiles
+  below state the plan's values on top (ROCE "Change RoCE Configuration").
 * `qos mapping default-global`: `trust l3` and all 64 DSCPs (QOS "Trust DSCP"): the default
   map is DSCP // 8, which would put 24-31 in the no-drop class and 49-55 with CNP.
 * `qos egress-queue-mapping default-global`: all 8 switch priorities (QOS "Egress Queues";
@@ -33,7 +36,8 @@ in defaults.py; NVUE command reference `nv list-commands` for the value ranges):
 * `system forwarding hash-seed` (0-4294967295): the plan's per-switch seed, derived from the
   switch name so it never changes between renders; changing it restarts switchd (every port
   resets) (ECMP "Unique Hash Seed"). `system forwarding ecmp-hash`: every field on or off
-  (ECMP "ECMP Hashing"), so the defaults (IPv6 flow label on) do not leak in.
+  (`enabled`/`disabled` from 5.15) (ECMP "ECMP Hashing"), so the defaults (IPv6 flow label
+  on) do not leak in.
 """
 
 from __future__ import annotations
@@ -42,11 +46,13 @@ import io
 import json
 import math
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ruamel.yaml import YAML
 
+from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.text.units import format_speed, whole_metres
 from lossless.vendors.facts import expressed_facts
@@ -77,6 +83,118 @@ HASH_FIELDS = {
     ),
 }
 HASH_SEED_NOTE = "  # restarts switchd: every port resets"
+
+
+# -- the release the fragment is written for ------------------------------------------------
+# What changed between the releases lossless writes NVUE for, over every key the template
+# emits: Cumulus Linux 5.15 "New and Changed NVUE Commands", tab "On/Off"
+# (docs.nvidia.com/networking-ethernet-software/cumulus-linux-515/Whats-New/
+# New-and-Changed-NVUE-Commands/; CumulusNetworks/docs content/cumulus-linux-515/Whats-New/
+# New-and-Changed-NVUE-Commands.md):
+#   `nv set qos roce enable on|off`        -> `nv set qos roce state enabled|disabled`
+#   `nv set system forwarding ecmp-hash <field> on|off` -> `... <field> enabled|disabled`, all
+#   14 fields (NVUE reference "System Forwarding": "In Cumulus Linux 5.14 and earlier, you
+#   specify on or off"; the 5.15 ECMP page's table still shows on/off, the table wins)
+#   (`router adaptive-routing enable on|off` -> `state enabled|disabled` too: not rendered)
+# Not in that table, so the same words from 5.9 to 5.15: `qos roce mode`, `qos pfc <profile>
+# rx|tx enable|disable`, `cable-length`, `switch-priority`, `qos congestion-control ...
+# ecn|red enable|disable`, `min-threshold`, `max-threshold`, `probability`, `qos pfc-watchdog
+# polling-interval|robustness`, `interface <swp> qos pfc-watchdog state enable|disable` (NVUE
+# reference "QoS" still says `enable`/`disable`), `qos mapping`, `egress-queue-mapping`,
+# `egress-scheduler ... mode|bw-percent`, `link mtu|speed`, `description`, `type`, `system
+# forwarding hash-seed`. Resilient hashing still has no NVUE command in 5.15 (5.15 ECMP page).
+# Oldest: 5.9, from which `nv config apply` also saves the config (APPLY_HINT relies on it);
+# the PFC watchdog commands exist since 5.6 (Cumulus Linux 5.6 "What's New"). Newer than 5.15:
+# not checked, so refused until its "New and Changed NVUE Commands" page is read.
+
+
+@dataclass(frozen=True)
+class Words:
+    """The NVUE words of a group of releases, for what changed between them."""
+
+    roce_switch: str  # the key under `qos roce` that turns the preset on or off
+    on: str
+    off: str
+
+
+ON_OFF = Words("enable", "on", "off")  # Cumulus Linux 5.0-5.14
+ENABLED_DISABLED = Words("state", "enabled", "disabled")  # Cumulus Linux 5.15
+OLDEST = (5, 9)
+NEWEST = (5, 15)
+RELEASES = tuple(f"5.{minor}" for minor in range(OLDEST[1], NEWEST[1] + 1))
+_RELEASE = re.compile(r"(\d{1,3})\.(\d{1,3})(?:\.\d+)?", re.ASCII)  # schema: os_version
+
+
+def release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a release lossless writes NVUE for ("5.15", "5.14.1"), else None."""
+    match = _RELEASE.fullmatch(version)
+    if match is None:
+        return None
+    number = (int(match[1]), int(match[2]))
+    return number if OLDEST <= number <= NEWEST else None
+
+
+def release_words(number: tuple[int, int]) -> Words:
+    return ENABLED_DISABLED if number >= (5, 15) else ON_OFF
+
+
+def unsupported(version: str) -> str:
+    return (
+        f"Cumulus Linux {version}: lossless writes NVUE for Cumulus Linux {RELEASES[0]} to "
+        f"{RELEASES[-1]} only (5.15 renamed NVUE's on/off words; older and newer releases "
+        "are not checked)"
+    )
+
+
+def device_release(device: DevicePlan) -> tuple[int, int]:
+    """The release a device's fragment is written for: its os_version, else the newest. The
+    inventory schema refuses another release at its line; a plan made some other way is
+    refused here, at the device."""
+    if device.os_version is None:
+        return NEWEST
+    number = release(device.os_version)
+    if number is None:
+        file, _, place = device.source.rpartition(":")
+        file, _, line = file.rpartition(":")
+        at = (int(line), int(place)) if line.isdigit() and place.isdigit() else (1, 1)
+        path = f"devices.{device.name}.os_version"
+        message = unsupported(repr(device.os_version))
+        raise InputError([Problem(file or device.source, *at, path, message)])
+    return number
+
+
+def in_words(tree: dict[str, Any], words: Words) -> dict[str, Any]:
+    """An NVUE tree (as read.py reads one) with the switches 5.15 renamed in these words and
+    everything else as it is: a running config and ours are compared in one release's words.
+    A value that is not an on/off word stays as it is (the parser judges it)."""
+    tree = dict(tree)
+    qos = tree.get("qos")
+    if isinstance(qos, dict) and isinstance(qos.get("roce"), dict):
+        roce = {k: v for k, v in qos["roce"].items() if k not in ("enable", "state")}
+        switch = [v for k, v in qos["roce"].items() if k in ("enable", "state")]
+        if switch:  # the last one stated wins, as in NVUE's own merge
+            roce[words.roce_switch] = _word(switch[-1], words)
+        tree["qos"] = {**qos, "roce": dict(sorted(roce.items()))}
+    system = tree.get("system")
+    forwarding = system.get("forwarding") if isinstance(system, dict) else None
+    if (
+        isinstance(system, dict)
+        and isinstance(forwarding, dict)
+        and isinstance(forwarding.get("ecmp-hash"), dict)
+    ):
+        fields = {k: _word(v, words) for k, v in forwarding["ecmp-hash"].items()}
+        tree["system"] = {**system, "forwarding": {**forwarding, "ecmp-hash": fields}}
+    return tree
+
+
+def _word(value: Any, words: Words) -> Any:
+    if value is True or value in ("on", "enabled"):
+        return words.on
+    if value is False or value in ("off", "disabled"):
+        return words.off
+    return value
+
+
 APPLY_HINT = (
     "apply on the switch: paste these lines, check `nv config diff`, then "
     "`nv config apply --confirm` (rolls back unless confirmed); or copy the rendered fragment "
@@ -122,8 +240,13 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     planned = {q.queue: q for q in device.queues}
     ecn = earliest_ecn(lossless)
     watchdog = device.watchdog
+    number = device_release(device)
+    words = release_words(number)
     return {
         "device": device.name,
+        "release": f"{number[0]}.{number[1]}",
+        # `qos roce`: the preset's switch in the release's words, and its mode (sorted keys)
+        "roce": sorted([(words.roce_switch, words.on), ("mode", "lossless")]),
         "interfaces": [
             {
                 "name": yaml_text(port.name),
@@ -163,7 +286,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         else None,
         "hash_seed": device.ecmp.seed,
         "ecmp_hash": [
-            (key, "on" if ours in device.ecmp.hash_fields else "off")
+            (key, words.on if ours in device.ecmp.hash_fields else words.off)
             for ours, keys in HASH_FIELDS.items()
             for key in keys
         ],
@@ -208,8 +331,8 @@ NOT_EXPRESSED: dict[str, NotExpressed] = {
     "ecmp.resilient": (
         'NVUE has no resilient-hashing setting: "Cumulus Linux does not provide NVUE commands '
         'for this setting"; it is resilient_hash_enable in /etc/cumulus/datapath/traffic.conf '
-        "with a switchd restart (Cumulus Linux 5.14, Equal Cost Multipath Load Sharing, "
-        "Resilient Hashing)"
+        "with a switchd restart (Cumulus Linux 5.14 and 5.15, Equal Cost Multipath Load "
+        "Sharing, Resilient Hashing)"
     ),
     "pfc_watchdog.timers": (
         "NVUE sets the polling interval and robustness (detection = interval x robustness); "
