@@ -27,7 +27,7 @@ from lossless.text.printable import inert_json, printable
 from lossless.vendors.config_folder import find_backup, folder_entries
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
-from lossless.vendors.untrusted import diff_config
+from lossless.vendors.untrusted import diff_config, held_back_config
 
 
 @dataclass
@@ -39,12 +39,15 @@ class DeviceDiff:
     changes: list[Any] = field(default_factory=list)
     apply: str = ""  # how to apply the changes on the switch (the vendor's apply_hint), if told
     impacts: list[ChangeImpact] = field(default_factory=list)  # per change unit
+    # changes the diff leaves out because the switch's apply tool refuses them, each with
+    # how to apply it otherwise (SONiC GCU: BUFFER_POOL, a profile unplanned ports share)
+    held_back: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
         if self.backup is None:
             return "missing-backup"
-        return "changed" if self.changes else "unchanged"
+        return "changed" if self.changes or self.held_back else "unchanged"
 
 
 def offline_diff(plan: FabricPlan, folder: Path) -> list[DeviceDiff]:
@@ -70,6 +73,7 @@ def _device_diff(
         if read_config(str(backup)) != intended:
             result.changes = diff_config(device.os, str(backup), intended)
             result.impacts = classify(device.os, result.kind, result.changes)
+            result.held_back = held_back_config(device.os, str(backup), intended)
     return result
 
 
@@ -109,6 +113,7 @@ def render_text(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
         lines += [f"    {c if isinstance(c, str) else json.dumps(c)}" for c in item.changes]
         if item.changes and item.apply:
             lines.append(f"    # {item.apply}")
+        lines += [f"    # held back (apply it yourself): {held}" for held in item.held_back]
         if item.impacts:
             lines.append("  impact:")
             lines += impact_lines(item.impacts)
@@ -138,6 +143,7 @@ def render_json(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
                         "status": d.status,
                         "changes": d.changes,
                         "impacts": [i.to_dict() for i in d.impacts],
+                        **({"held_back": d.held_back} if d.held_back else {}),
                         "phase": order.phase_of(d.device),
                         **({"apply": d.apply} if d.apply else {}),
                     }

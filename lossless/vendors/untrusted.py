@@ -116,6 +116,16 @@ def diff_config(os_name: str, running_path: str, intended: str) -> list[Any]:
     return diff_text(os_name, read_config(running_path), intended, running_path)
 
 
+def held_back_config(os_name: str, running_path: str, intended: str) -> list[str]:
+    """What the diff from the running config in running_path leaves out because the switch's
+    apply tool refuses it (Vendor.held_back), each naming where and how to apply it."""
+    try:
+        with unreadable_is_bad_input(running_path, os_name):
+            return vendor_for(os_name).held_back(read_config(running_path), intended, running_path)
+    except InputError as error:
+        raise InputError([replace(p, file=running_path) for p in error.problems]) from None
+
+
 def diff_text(os_name: str, running: str, intended: str, file: str) -> list[Any]:
     """The changes from a running config's text (named `file` in errors) to the intended."""
     try:

@@ -73,6 +73,13 @@ class Vendor:
             return list(diff(running, intended, running_file=running_file))
         return list(diff(running, intended))
 
+    def held_back(self, running: str, intended: str, running_file: str) -> list[str]:
+        """What the diff leaves out because the switch's own apply tool refuses it (SONiC
+        `config apply-patch`'s field validators), each with where and how to apply it
+        otherwise; [] for an OS whose differ holds nothing back."""
+        held = getattr(import_module(self.differ), "held_back", None)
+        return list(held(running, intended, running_file)) if held is not None else []
+
     @property
     def impact(self) -> tuple[ImpactRule, ...]:
         """What applying each kind of change does to traffic, first match wins."""
@@ -98,6 +105,10 @@ PLAN_VALUES: dict[str, tuple[str, Callable[[DevicePlan], bool]]] = {
     "ecmp.hash_offset": ("ECMP hash offset / rotate", lambda d: d.ecmp.hash_offset is not None),
     "ecmp.hash_fields": ("ECMP hash fields", lambda d: bool(d.ecmp.hash_fields)),
     "ecmp.resilient": ("ECMP resilient hashing", lambda d: d.ecmp.resilient),
+    "pfc_watchdog": (
+        "PFC watchdog",
+        lambda d: any(p.lossless and p.watchdog and p.watchdog.enabled for p in d.ports.values()),
+    ),
     "pfc_watchdog.timers": (
         "PFC watchdog timers",
         lambda d: any(p.watchdog and p.watchdog.enabled for p in d.ports.values()),

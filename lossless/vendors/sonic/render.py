@@ -26,8 +26,9 @@ table is what it is (docs/vendors/sonic.md has the long form):
     sharing the name get the largest headroom of them. On Broadcom the profile is in the
     vendor's form (platform.broadcom_form).
 * SWITCH_HASH|GLOBAL ecmp_hash: the plan's hash fields (sonic-hash.yang; switchorch's
-  generic hash, `swss:orchagent/switchorch.cpp`). Seed, offset and resilient hashing are
-  not CONFIG_DB settings (NOT_EXPRESSED).
+  generic hash, `swss:orchagent/switchorch.cpp`: SONiC 202311 and later; IPV6_FLOW_LABEL
+  202505 and later). Seed, offset and resilient hashing are not CONFIG_DB settings in any
+  release (NOT_EXPRESSED: SEED_REASON).
 """
 
 from __future__ import annotations
@@ -414,17 +415,26 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
     return facts
 
 
-SEED_REASON = (
-    "SONiC takes ecmp_hash_seed only from APPL_DB SWITCH_TABLE, which swss writes at start "
-    "from switch.json.j2 by DEVICE_METADATA type (ToRRouter 0, LeafRouter 10, SpineRouter 25); "
-    "CONFIG_DB has no field for it (bi:dockers/docker-orchagent/switch.json.j2, "
-    "swss:orchagent/switchorch.cpp)"
+def _switch_table_reason(field: str, values: str) -> str:
+    return (
+        f"SONiC takes {field} only from APPL_DB SWITCH_TABLE:switch, which swssconfig loads at "
+        "swss start from switch.json, rendered by switch.json.j2 from DEVICE_METADATA type "
+        f"({values}) (bi:dockers/docker-orchagent/switch.json.j2; orchagent reads it from "
+        "APP_SWITCH_TABLE only: swss:orchagent/orchdaemon.cpp, switchorch.cpp). CONFIG_DB's "
+        "SWITCH_HASH|GLOBAL has ecmp_hash and lag_hash (SONiC 202311 and later) and "
+        "ecmp_hash_algorithm and lag_hash_algorithm, but no seed or offset in any release "
+        "(bi:src/sonic-yang-models/yang-models/sonic-hash.yang, 202305 to 086b03bd)"
+    )
+
+
+SEED_REASON = _switch_table_reason(
+    "ecmp_hash_seed",
+    "ToRRouter 0, LeafRouter 10, SpineRouter 25, FabricSpineRouter 40, UpperSpineRouter 50, "
+    "plus DEVICE_METADATA namespace_id",
 )
 NOT_EXPRESSED: dict[str, NotExpressed] = {
     "ecmp.seed": SEED_REASON,
-    "ecmp.hash_offset": SEED_REASON.replace("ecmp_hash_seed", "ecmp_hash_offset").replace(
-        "LeafRouter 10, SpineRouter 25", "LeafRouter 10, others 0"
-    ),
+    "ecmp.hash_offset": _switch_table_reason("ecmp_hash_offset", "LeafRouter 10, others 0"),
     "ecmp.resilient": (
         "SONiC has no switch-wide resilient ECMP hashing in CONFIG_DB (only fine-grained ECMP "
         "groups, FG_NHG, for listed prefixes: swss:orchagent/fgnhgorch.cpp)"

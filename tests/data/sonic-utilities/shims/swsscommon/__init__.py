@@ -1,0 +1,1 @@
+"""Test shim for swsscommon (not the real package). See ../../README.md."""
