@@ -63,7 +63,7 @@ def test_a_pfc_priority_change_on_both_ends_of_a_link_is_disruptive_and_ordered(
     _edit_sonic(backups / "leaf1.json", "PORT_QOS_MAP", "Ethernet248", "pfc_enable", "")
     _edit(backups / "spine1.cfg", "   priority-flow-control priority 3 no-drop\n", "")
     # leaf4 (Junos) only changes an ECN threshold
-    _edit(backups / "leaf4.conf", "fill-level [ 26 87 ];", "fill-level [ 5 50 ];")
+    _edit(backups / "leaf4.conf", "fill-level [ 15 51 ];", "fill-level [ 5 50 ];")
     _, report = _diff(run, backups)
     assert _impacts(report, "leaf1") == [
         (DISRUPTIVE, True, "replace /PORT_QOS_MAP/Ethernet248/pfc_enable")
@@ -206,7 +206,7 @@ CASES = {
         "leaf4",
         "leaf4.conf",
         [
-            ("fill-level [ 26 87 ];", "fill-level [ 5 50 ];"),
+            ("fill-level [ 15 51 ];", "fill-level [ 5 50 ];"),
             ("        mtu 9114;\n", "        mtu 9000;\n"),
         ],
         None,
@@ -354,7 +354,7 @@ def test_a_failure_inside_a_coupled_batch_names_the_links_left_disagreeing():
 RUNNING = {
     "leaf3": ("leaf3.cfg", ("    pause pfc-cos 3\n", "")),
     "spine1": ("spine1.cfg", ("   priority-flow-control priority 3 no-drop\n", "")),
-    "leaf4": ("leaf4.conf", ("fill-level [ 26 87 ];", "fill-level [ 5 50 ];")),
+    "leaf4": ("leaf4.conf", ("fill-level [ 15 51 ];", "fill-level [ 5 50 ];")),
 }
 
 

@@ -226,3 +226,19 @@ def test_nvue_headroom_a_profile_states_is_read_and_the_rest_left_to_the_switch(
     assert {(h.xoff, h.xon, h.size) for p in stated for h in p.headroom} == {(65536, 19456, 131072)}
     derived = [p for p in device.ports.values() if p.lossless and p not in stated]
     assert derived and all(h.by_switch for p in derived for h in p.headroom)
+
+
+@pytest.mark.parametrize(
+    ("flags", "code", "severity"),
+    [
+        ((), 1, "error"),  # hardware unknown: held to the watchdog most platforms have
+        (("--platform", "QFX5240-64OD"), 1, "error"),  # it has one: the config lacks it
+        (("--platform", "QFX5220-32CD"), 0, "warning"),  # no watchdog on it: nothing to add
+    ],
+)
+def test_a_missing_watchdog_is_an_error_where_the_switch_has_one(run, flags, code, severity):
+    path = CONFIGS / "junos" / "jvd-leaf-no-watchdog.conf"
+    result = run("lint", "--config", str(path), "--os", "junos", *flags)
+    assert result.code == code
+    (finding,) = _lines(result, "LL114")
+    assert f"{severity} LL114" in finding

@@ -100,7 +100,7 @@ def test_nxos(run, backups):
 def test_junos(run, backups):
     _edit(
         backups / "leaf4.conf",
-        ("fill-level [ 26 87 ];", "fill-level [ 5 50 ];"),
+        ("fill-level [ 15 51 ];", "fill-level [ 5 50 ];"),
         ("class NO-LOSS queue-num 4 no-loss pfc-priority 3;", "class NO-LOSS queue-num 3;"),
         (
             '        description "fabric uplink";\n        mtu 9114;\n',
@@ -114,7 +114,7 @@ def test_junos(run, backups):
     assert entry["changes"] == [
         "delete class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 5 50 ]",
         "delete class-of-service forwarding-classes class NO-LOSS queue-num 3",
-        "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 26 87 ]",
+        "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 15 51 ]",
         "set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3",
     ]
 

@@ -10,7 +10,7 @@ import pytest
 from cli_cases import push_alone
 from conftest import INVENTORIES, REPO
 from test_deploy_live import DIFF, _results, mock  # noqa: F401  (mock is a fixture)
-from test_junos_lint import REMOVED
+from test_junos_lint import REMOVED, REMOVED_QFX5240, qfx5240_lab
 
 from lossless.vendors.junos import diff as junos_diff
 from lossless.vendors.junos.statements import read
@@ -19,7 +19,7 @@ LAB = str(INVENTORIES / "lab.yaml")
 GOLDEN = REPO / "golden" / "lab" / "leaf4.conf"
 
 
-def _push(run, mock, running: str):  # noqa: F811
+def _push(run, mock, running: str, inventory: str = LAB):  # noqa: F811
     root = mock(
         "leaf4",
         load_merge_candidate__1={},
@@ -29,7 +29,7 @@ def _push(run, mock, running: str):  # noqa: F811
         confirm_commit__1={},
         get_config__1={"running": running, "startup": "", "candidate": ""},
     )
-    result = push_alone(run, LAB, "leaf4", root)
+    result = push_alone(run, inventory, "leaf4", root)
     return result, _results(result)["leaf4"]
 
 
@@ -40,6 +40,26 @@ def test_a_running_config_missing_an_owned_setting_is_not_confirmed(run, mock, n
     running = text.replace(removed, "priority" if removed.endswith("priority") else "")
     assert running != text
     result, device = _push(run, mock, running)
+    assert result.code == 1, result.out
+    assert device["status"] == "rolled-back"
+    assert device["message"].startswith("post-check failed, not confirmed, rolled back: ")
+
+
+@pytest.mark.parametrize("name", sorted(REMOVED_QFX5240))
+def test_a_qfx5240_running_config_missing_an_owned_setting_is_not_confirmed(
+    run,
+    mock,  # noqa: F811
+    tmp_path,
+    name,
+):
+    """The watchdog is owned where it is rendered: leaf4 as a QFX5240 (the lab's QFX5220 has
+    none)."""
+    removed, _ = REMOVED_QFX5240[name]
+    inventory, configs = qfx5240_lab(run, tmp_path / "qfx5240")
+    text = (configs / "leaf4.conf").read_text()
+    running = text.replace(removed, "")
+    assert running != text
+    result, device = _push(run, mock, running, inventory)
     assert result.code == 1, result.out
     assert device["status"] == "rolled-back"
     assert device["message"].startswith("post-check failed, not confirmed, rolled back: ")
@@ -67,7 +87,7 @@ def test_a_running_config_of_another_os_is_refused_before_anything_is_loaded(run
 def test_diff_owns_our_objects_only():
     intended = GOLDEN.read_text()
     running = (
-        intended.replace("fill-level [ 26 87 ];", "fill-level [ 5 50 ];")
+        intended.replace("fill-level [ 15 51 ];", "fill-level [ 5 50 ];")
         .replace(
             "        mtu 9114;\n    }\n    et-0/0/1 {", "        mtu 9000;\n    }\n    et-0/0/1 {"
         )
@@ -94,7 +114,7 @@ def test_diff_owns_our_objects_only():
         "code-point 011 flow-control-queue 4",
         f"set {cos}congestion-notification-profile ROCE_PFC_90M output ieee-802.1 "
         "code-point 011 flow-control-queue 4",
-        f"set {cos}drop-profiles ROCE_ECN interpolate fill-level [ 26 87 ]",
+        f"set {cos}drop-profiles ROCE_ECN interpolate fill-level [ 15 51 ]",
         "set interfaces et-0/0/0 mtu 9114",  # a single-value leaf: set, no delete
     ]
 

@@ -226,7 +226,7 @@ def test_pause_buffer_only_when_the_inventory_asks(tmp_path):
     assert "  service-policy type queuing input QOS_INGRESS" in text
     parsed = parse(text, "f", "leaf3")
     assert parsed.headroom_known and parsed.headroom_settings.override
-    assert nxos_render.expressed(parsed) == nxos_render.expressed(device)
+    assert nxos_render.expressed(parsed) == nxos_render.expressed(nxos_render.as_rendered(device))
     # the plan lists the bytes as not expressed only while the switch sizes headroom
     assert nxos_render.NOT_EXPRESSED["headroom.bytes"](device) is None
     device.headroom_settings.override = False
@@ -244,7 +244,7 @@ def test_a_port_whose_ecn_differs_gets_its_own_egress_policy():
     parsed = parse(text, "f", "leaf3")
     assert [e.max_bytes for e in parsed.ports["Ethernet1/32"].ecn] == [1_200_000]
     assert [e.max_bytes for e in parsed.ports["Ethernet1/31"].ecn] == [500_000]
-    assert nxos_render.expressed(parsed) == nxos_render.expressed(device)
+    assert nxos_render.expressed(parsed) == nxos_render.expressed(nxos_render.as_rendered(device))
 
 
 def test_interface_ranges_and_abbreviations():
@@ -341,7 +341,10 @@ REMOVED = {
         "lossless (PFC on) is no in the config",
     ),
     "interface mtu": (
-        ("  description fabric uplink\n  mtu 9100\n", "  description fabric uplink\n"),
+        (
+            "  description fabric uplink\n  no switchport\n  mtu 9100\n",
+            "  description fabric uplink\n  no switchport\n",
+        ),
         "LL106",
         "interface Ethernet1/31",
         "MTU 1500 on leaf3:Ethernet1/31",
@@ -353,7 +356,7 @@ REMOVED = {
         "PFC watchdog timers is detection 100 ms, restoration 200 ms in the config",
     ),
     "CNP class": (
-        ("  class CNP\n    set qos-group 6\n", ""),
+        ("  class CNP\n    set qos-group 7\n", ""),
         "LL200",
         "set qos-group 0",
         "CNP class is DSCP 48 in TC 0 in the config",
@@ -380,11 +383,11 @@ def test_a_removed_setting_is_found_at_its_line(run, configs, case):
 
 def test_a_system_wide_cause_is_one_finding(run, configs):
     path = configs / "leaf3.cfg"
-    path.write_text(path.read_text().replace("    pause pfc-cos 3\n", "    pause pfc-cos 3,6\n"))
+    path.write_text(path.read_text().replace("    pause pfc-cos 3\n", "    pause pfc-cos 3,7\n"))
     result = run("lint", LAB, "--configs", str(configs))
     hits = [x for x in result.out.splitlines() if " LL121 " in x]
     assert len(hits) == 1 and "(4 ports:" in hits[0], result.out
-    assert hits[0].startswith(f"{path}:{line_of(path, 'pause pfc-cos 3,6')}:")
+    assert hits[0].startswith(f"{path}:{line_of(path, 'pause pfc-cos 3,7')}:")
 
 
 def test_diff_merges_a_repeated_section_of_the_running_config(run, configs):

@@ -22,12 +22,11 @@ REMOVED = {
         "  mtu 9100\n  priority-flow-control mode on",
         "  priority-flow-control mode on",
     ),
-    "system jumbomtu": ("system jumbomtu 9100\n", ""),
     "interface classification": (
         "  service-policy type qos input QOS_CLASSIFY\n!\ninterface Ethernet1/2",
         "!\ninterface Ethernet1/2",
     ),
-    "CNP class": ("  class CNP\n    set qos-group 6\n", ""),
+    "CNP class": ("  class CNP\n    set qos-group 7\n", ""),
     "RoCE DSCP": ("  match dscp 26\n", "  match dscp 24\n"),
     "network-qos attachment": ("  service-policy type network-qos QOS_NETWORK\n", ""),
     "no-drop class": ("    pause pfc-cos 3\n", ""),

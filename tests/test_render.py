@@ -75,7 +75,7 @@ def test_check_is_clean_then_catches_a_one_byte_edit(run, tmp_path):
     clean = run("render", LAB, "-o", str(folder), "--check")
     assert clean.code == 0, clean.out
     text = (folder / "leaf3.cfg").read_text()
-    (folder / "leaf3.cfg").write_text(text.replace("\n    mtu 9100", "\n    mtu 9101", 1))
+    (folder / "leaf3.cfg").write_text(text.replace("\n    mtu 9216", "\n    mtu 9217", 1))
     drifted = run("render", LAB, "-o", str(folder), "--check")
     assert drifted.code == 1
     assert drifted.out.splitlines() == [
@@ -91,7 +91,7 @@ def test_check_lists_missing_changed_and_orphan_files_apart_and_can_show_the_dif
     (folder / "README.md").write_text("not a config: never an orphan\n")
     (folder / "leaf1.json").unlink()
     text = (folder / "leaf3.cfg").read_text()
-    (folder / "leaf3.cfg").write_text(text.replace("\n    mtu 9100", "\n    mtu 9101", 1))
+    (folder / "leaf3.cfg").write_text(text.replace("\n    mtu 9216", "\n    mtu 9217", 1))
     (folder / "leaf9.cfg").write_text("hostname leaf9\n")  # a device since removed
     result = run("render", LAB, "-o", str(folder), "--check")
     assert result.code == 1
@@ -104,7 +104,7 @@ def test_check_lists_missing_changed_and_orphan_files_apart_and_can_show_the_dif
     with_diff = run("render", LAB, "-o", str(folder), "--check", "--diff", "--device", "leaf3")
     assert with_diff.code == 1
     assert f"--- {folder / 'leaf3.cfg'}\n+++ rendered/leaf3.cfg\n" in with_diff.out
-    assert "\n-    mtu 9101\n+    mtu 9100\n" in with_diff.out
+    assert "\n-    mtu 9217\n+    mtu 9216\n" in with_diff.out
     # the orphan's diff removes it; nothing is missing among the selected devices
     assert f"--- {folder / 'leaf9.cfg'}\n+++ /dev/null\n" in with_diff.out
     assert "\n-hostname leaf9\n" in with_diff.out
@@ -238,7 +238,8 @@ def test_nxos_statements_under_the_right_parents(lab_out):
         "random-detect minimum-threshold 150 kbytes maximum-threshold 500 kbytes "
         "drop-probability 100 weight 0 ecn",
     )
-    _children(_children(egress, "class type queuing c-out-8q-q6"), "priority level 1")
+    # CNP in the highest queue, the one strict queue [Cisco: priority queues highest, contiguous]
+    _children(_children(egress, "class type queuing c-out-8q-q7"), "priority level 1")
     interface = _children(tree, "interface Ethernet1/31")
     _children(interface, "priority-flow-control mode on")
     _children(interface, "priority-flow-control watch-dog-interval on")
@@ -263,7 +264,7 @@ def test_junos_loads_whole_into_set_statements(lab_out):
         "set class-of-service congestion-notification-profile ROCE_PFC_1M input dscp code-point "
         "011010 pfc"
     ) in lines
-    assert "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 26 87 ]" in lines
+    assert "set class-of-service drop-profiles ROCE_ECN interpolate fill-level [ 15 51 ]" in lines
     assert "set class-of-service schedulers S_CNP priority strict-high" in lines
     assert (
         "set class-of-service interfaces et-0/0/30 congestion-notification-profile ROCE_PFC_100M"
@@ -279,7 +280,7 @@ def test_nvue_output_has_nvue_shape(lab_out):
     tree = document[0]["set"]
     assert set(tree) == {"interface", "qos", "system"}
     qos = tree["qos"]
-    assert qos["roce"] == {"enable": "on", "mode": "lossless"}
+    assert qos["roce"] == {"mode": "lossless", "state": "enabled"}  # 5.15 words
     assert qos["mapping"]["default-global"]["dscp"]["26"] == {"switch-priority": 3}
     assert qos["egress-scheduler"]["default-global"]["traffic-class"]["6"] == {"mode": "strict"}
     assert (
@@ -291,7 +292,7 @@ def test_nvue_output_has_nvue_shape(lab_out):
         assert profile in qos["pfc"], name
         assert qos["pfc"][profile]["switch-priority"] == {"3": {}}
     assert qos["pfc"]["roce-55m"]["cable-length"] == 55
-    assert tree["system"]["forwarding"]["ecmp-hash"]["source-port"] == "on"
+    assert tree["system"]["forwarding"]["ecmp-hash"]["source-port"] == "enabled"
 
 
 # -- SONiC against SONiC's YANG models --------------------------------------------------------

@@ -315,13 +315,13 @@ def link_speed_match(fabric: FabricPlan):
 
 @rule("LL108", "link-dscp-map-match", "error", "fabric", "docs/reference/physics.md 4 rule 12")
 def link_dscp_map_match(fabric: FabricPlan):
-    """The RoCE and CNP DSCPs map to the same traffic classes on both ends of a link, so the
-    class PFC pauses is the class the traffic is in at every hop."""
+    """The RoCE DSCP maps to the same traffic class on both ends of a link: a pause names a
+    priority, so the class one end pauses must be the class the other end queues RoCE in.
+    The CNP's class number is each switch's own (it is never paused: LL113 and LL121 hold
+    each end to a strict, lossy class), so only its DSCP crosses the link."""
     for ends in _switch_ends(fabric):
         _, _, device_a, _, device_b = ends
-        for dscp in sorted(
-            {device_a.roce_dscp, device_a.cnp_dscp, device_b.roce_dscp, device_b.cnp_dscp}
-        ):
+        for dscp in sorted({device_a.roce_dscp, device_b.roce_dscp}):
             tc_a, tc_b = device_a.maps.dscp_to_tc.get(dscp), device_b.maps.dscp_to_tc.get(dscp)
             if tc_a != tc_b:
                 yield from _link_findings(
@@ -645,9 +645,27 @@ def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     settings_only=True,
 )
 def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks."""
-    if port.lossless and not (port.watchdog and port.watchdog.enabled):
+    """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks.
+    Where the switch's platform has no PFC watchdog (its OS says why: Junos outside
+    QFX5230/QFX5240), a warning: no config can add it, and the fabric should know."""
+    if not port.lossless or (port.watchdog and port.watchdog.enabled):
+        return
+    # a config whose hardware is unknown is held to the watchdog: most platforms have one
+    known = device.platform or device.asic in catalogue()
+    missing = _no_watchdog(device) if known else None
+    if missing:
+        yield "warning", f"PFC is on but the switch runs no PFC watchdog: {missing}"
+    else:
         yield "PFC is on but the PFC watchdog is off"
+
+
+def _no_watchdog(device: DevicePlan) -> str | None:
+    """Why the device's platform has no PFC watchdog, as its OS says (not_expressed
+    `pfc_watchdog`), or None."""
+    if device.os not in OS_NAMES:
+        return None
+    why = vendor_for(device.os).not_expressed.get("pfc_watchdog")
+    return why(device) if callable(why) else why
 
 
 @rule(

@@ -3,6 +3,8 @@ and what committing each does to traffic (IMPACT)."""
 
 from __future__ import annotations
 
+import re
+
 from lossless.vendors.impact import (
     DISRUPTIVE,
     HITLESS,
@@ -18,7 +20,13 @@ OWNED_SECTIONS = (
     "priority-flow-control ",
     "platform trident mmu ",
     "ip load-sharing trident fields ",
+    "ip load-sharing trident seed ",
 )
+# A port's speed is stated only off the platform's default (render.states_speed), so a running
+# config that states the default (`speed 400g-8`) would be negated, and `no speed` re-trains
+# the link. A diff never removes or resets a port's speed: a `no speed` is dropped; a speed the
+# plan states and the switch does not run is set (one `speed` line, disruptive in IMPACT).
+_NO_SPEED = re.compile(r"^\s+no speed\b")
 # Lines under our interfaces that lossless owns: its own, and per-interface QoS that would
 # override the profile (a stale `priority-flow-control priority 4 no-drop` or tx-queue block).
 OWNED_INTERFACE_LINES = (
@@ -41,13 +49,23 @@ def diff(running: str, intended: str) -> list[str]:
     from lossless.vendors.cli_tree import merged_text, parse_tree
     from lossless.vendors.remediation import cli_remediation
 
-    return cli_remediation(
+    lines = cli_remediation(
         Platform.ARISTA_EOS,
         merged_text(parse_tree(running)),
         intended,
         lambda text: text.startswith(OWNED_SECTIONS),
         lambda line: line.startswith(OWNED_INTERFACE_LINES),
     )
+    lines = [line for line in lines if not _NO_SPEED.match(line)]
+    # an interface left with nothing to change is not listed
+    return [
+        line
+        for index, line in enumerate(lines)
+        if not (
+            line.startswith("interface ")
+            and (index + 1 == len(lines) or not lines[index + 1].startswith(" "))
+        )
+    ]
 
 
 # -- change impact (`lossless diff`: docs/change-impact.md) -------------------------------------

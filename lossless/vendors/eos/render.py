@@ -14,6 +14,16 @@ Sources, cited per line below:
   control-plane traffic.
 * [ANNET] annetutil/annet annet/implicit.py: EOS's default `ip load-sharing trident fields`
   lines, which `show running-config` leaves out.
+* [AVDWD] AVD eos_cli_config_gen: the global `priority-flow-control pause watchdog action`
+  takes `drop` or `no-drop` (2024 schema and molecule fixture `priority-flow-control pause
+  watchdog action no-drop`; pyavd 6.4 lists drop|errdisable|notify-only); `notify-only` is the
+  per-port action, `priority-flow-control pause watchdog port action drop|notify-only` in a
+  qos profile (schema `qos_profiles[].priority_flow_control.watchdog.action`: "override the
+  default error-disable action to either drop traffic on the stuck queue or notify-only").
+* [SEED] um-eos "ECMP and Load Sharing": the hash seed is set per hardware family,
+  `ip load-sharing <family> seed <n>` (families arad, fm6000, petraA, sand, trident; StrataXGS
+  Trident/Tomahawk switches take `trident`); the seed's range on StrataXGS is not published
+  [UNV] (docs/reference/vendors.md 1f, 10).
 * [AMD] AMD Instinct GPU-cluster networking guide, "DCQCN configuration on an Arista 7388":
   `uc-tx-queue 3` with `random-detect ecn ... ` and `random-detect ecn count` in a qos profile.
 
@@ -151,6 +161,21 @@ def _tc_queue_lines(device: DevicePlan) -> list[tuple[str, int]]:
     return [(" ".join(map(str, tcs)), queue) for queue, tcs in sorted(by_queue.items())]
 
 
+# ASIC families of the catalogue (lossless/asics/catalogue.yaml `family`) -> EOS's
+# `ip load-sharing <family> seed` keyword [SEED]
+SEED_KEYWORDS = {"strata": "trident"}
+
+
+def seed_line(device: DevicePlan) -> str | None:
+    """`ip load-sharing <family> seed <n>` words for the plan's seed, where the ASIC family's
+    keyword is known [SEED]; None otherwise (NOT_EXPRESSED says why)."""
+    asic = asic_of(device)
+    keyword = SEED_KEYWORDS.get(asic.family or "") if asic else None
+    if keyword is None or device.ecmp.seed is None:
+        return None
+    return f"{keyword} seed {device.ecmp.seed}"
+
+
 def _hash_fields(device: DevicePlan) -> str | None:
     """`ip load-sharing trident fields ip` keywords for the plan's hash fields, or None when
     they are EOS's default set (a default line is not shown by `show running-config`, so
@@ -187,8 +212,12 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
             "timeout": seconds(wd.detection_ms, 2),
             "polling": seconds(wd.poll_ms, 3),
             "recovery": seconds(wd.restoration_ms, 2),
-            "action": "drop" if wd.action == "drop" else "notify-only",
+            # the global action is always drop (EOS's default is errdisable) [AVDWD]; a plan
+            # action other than drop is the profile's per-port `notify-only`
+            "action": "drop",
+            "port_action": None if wd.action == "drop" else "notify-only",
         },
+        "seed": seed_line(device),
         "profiles": profiles,
         "ports": [
             {
@@ -243,6 +272,11 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "ecmp_udp_source_port",
         ),
     )
+    # The seed as the config states it: where the ASIC's family has a seed keyword [SEED], and
+    # for a config read without knowing its ASIC (whatever `ip load-sharing <family> seed`
+    # says); None where the family has no keyword (the seed is not rendered: NOT_EXPRESSED).
+    asic = asic_of(device)
+    facts["ecmp_seed"] = device.ecmp.seed if asic is None or _seed_family_known(device) else None
     facts["queues"] = [
         (q.queue, q.scheduler, q.weight, q.lossless, q.traffic) for q in eos_queues(device)
     ]
@@ -261,13 +295,38 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
     return facts
 
 
+def _seed_family_known(device: DevicePlan) -> bool:
+    asic = asic_of(device)
+    return asic is not None and asic.family in SEED_KEYWORDS
+
+
+def _seed_not_rendered(device: DevicePlan) -> str | None:
+    if _seed_family_known(device):
+        return None
+    asic = asic_of(device)
+    family = asic.family if asic else "unknown"
+    return (
+        "EOS takes the ECMP hash seed per hardware family (`ip load-sharing <family> seed "
+        f"<n>`, um-eos 'ECMP and Load Sharing'); this ASIC's family ({family}) has no keyword "
+        "lossless knows (only StrataXGS: `trident`), so the seed is not rendered"
+    )
+
+
+def _watchdog_action(device: DevicePlan) -> str | None:
+    actions = {p.watchdog.action for p in device.ports.values() if p.watchdog}
+    if "forward" not in actions:
+        return None
+    return (
+        "EOS's watchdog actions are errdisable (its default), drop and, per port, notify-only "
+        "[AVDWD]; there is no forward action: a planned `forward` is rendered `notify-only` "
+        "(the stuck queue is left alone)"
+    )
+
+
 # Plan values this config does not render (vendors/vendor.py PLAN_VALUES).
 NOT_EXPRESSED: dict[str, NotExpressed] = {
-    "ecmp.seed": (
-        "EOS takes the ECMP hash seed per hardware family (`ip load-sharing <family> <seed>`, "
-        "um-eos 'Configuring ECMP'), whose range on StrataXGS is not published beyond that "
-        "example; the plan's per-switch 16-bit seed is not rendered rather than folded"
-    ),
+    "ecmp.seed": _seed_not_rendered,
+    "pfc_watchdog.action": _watchdog_action,
     "ecmp.hash_offset": "EOS has no hash offset / rotate command (um-eos ECMP and Load Sharing)",
     "ecmp.hash_fields": (
         "rendered on StrataXGS as `ip load-sharing trident fields ip` with source/destination "

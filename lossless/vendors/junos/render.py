@@ -6,7 +6,9 @@ Sources, cited per line below and in docs/vendors/junos.md:
 
 [JVD]      Juniper AI data-centre JVD DCQCN and DLB configlets, github.com/Juniper/
            terraform-apstra-examples ai-cluster-jvd/configlet_dcqcn.tf and configlet_dlb.tf
-           (commit 28d884d, 2024-10-07).
+           (commit 28d884d, 2024-10-07; the shared-buffer partitions, ingress lossless 80 /
+           lossless-headroom 10 / lossy 10 and egress lossless 90 / lossy 10, as of
+           configlet_dcqcn.tf commit 0966905).
 [APSTRA]   Apstra 6.1 "Create and Import a DCQCN Configlet", juniper.net/documentation/us/en/
            software/apstra6.1/apstra-connectorops-rnic-configurator-guide/topics/concept/
            apstra-connectorops-rnic-configurator-guide-dcqcn-configlets.html
@@ -26,6 +28,11 @@ Sources, cited per line below and in docs/vendors/junos.md:
            topics/task/cos-congestion-notification-qfx-series-cli.html
 [YANG]     Juniper/yang 23.4/23.4R1-EVO/native/conf-and-rpcs/conf/models/
            junos-conf-forwarding-options@2023-01-01.yang (enhanced-hash-key)
+[WDOG]     "PFC Watchdog", AI-ML Data Center Feature Guide (Junos OS Evolved), juniper.net/
+           documentation/us/en/software/junos/ai-ml-evo/topics/topic-map/pfc-watchdog.html:
+           "Starting in Junos OS Evolved Release 23.4R2, this feature is supported on these
+           platforms: QFX5230-64CD, QFX5240-64OD, QFX5240-64QD"; one action (drop, the
+           default, or forward) on every port.
 [MTU]      "Media MTU Sizes by Interface Type" / "Setting the Protocol MTU": the interface
            (media) MTU of Ethernet counts the 14-byte header; the IP MTU is 14 bytes less.
 """
@@ -72,13 +79,26 @@ NC_RATE = 5  # Junos default scheduler: network-control transmit-rate percent 5
 # ("Default Schedulers Overview", juniper.net/documentation/us/en/software/junos/cos/topics/
 # concept/schedulers-default-cos-config-guide.html)
 
-# Shared-buffer partitions, percent of the shared buffer [JVD]: ingress lossless 80,
-# lossless-headroom 10, lossy 10; egress lossless 80, lossy 20. Each side sums to 100 and on
-# QFX5220/5230 the ingress and egress lossless shares must match [JVD comment] [BUFFER].
+# Shared-buffer partitions, percent of the shared buffer, as the JVD commits them [JVD]
+# (configlet_dcqcn.tf commit 0966905, `shared-buffer`): ingress lossless 80, lossless-headroom
+# 10, lossy 10; egress lossless 90, lossy 10. Each side sums to 100 (a commit check [BUFFER]);
+# ingress and egress are separate pools, and the JVD's own ingress and egress lossless shares
+# differ (80 and 90): the egress lossless share does not follow the ingress one.
 JVD_HEADROOM_PERCENT = 10
 JVD_LOSSY_PERCENT = 10
+JVD_EGRESS_LOSSLESS_PERCENT = 90
+JVD_EGRESS_LOSSY_PERCENT = 10
 MIN_LOSSLESS_PERCENT = 5  # the smallest lossless partition Junos takes [BUFFER]
 JVD_FILL_LEVELS = (20, 60)  # [JVD] dp1, used only when the plan has no queue buffer
+
+# Platforms Juniper documents the PFC watchdog (`pfc-watchdog`) on [WDOG]: QFX5230 and
+# QFX5240 (Junos OS Evolved 23.4R2 and later). Elsewhere (QFX5220, QFX5130, QFX5120) it is not
+# rendered and the plan lists it as not expressed.
+WATCHDOG_PLATFORMS = ("QFX5230", "QFX5240")
+WATCHDOG_SOURCE = (
+    "Juniper 'PFC Watchdog' (AI-ML Data Center Feature Guide, Junos OS Evolved): supported "
+    "from 23.4R2 on QFX5230-64CD, QFX5240-64OD and QFX5240-64QD only"
+)
 
 ETHERNET_HEADER = 14  # [MTU]
 MAX_INTERFACE_MTU = 9216  # QFX jumbo interface MTU (docs/reference/vendors.md section 0)
@@ -98,6 +118,20 @@ def description(text: str) -> str:
     escaped by a backslash as Junos writes them, so no text can close the string and open a
     statement or a block (`description "a\\"b";`)."""
     return one_line(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+# The Junos switches of the catalogue's Tomahawk 4 and 5: QFX5230 and QFX5240 (Juniper
+# datasheets, lossless/asics/models.py), the platforms with the watchdog
+WATCHDOG_ASICS = ("tomahawk-4", "tomahawk-5")
+
+
+def has_watchdog(device: DevicePlan) -> bool:
+    """Whether the device's platform has the PFC watchdog [WDOG]: a QFX5230 or QFX5240, named
+    by its platform or, where none is stated, by its ASIC (Tomahawk 4 and 5 Junos switches
+    are those). Otherwise it is not assumed to have it."""
+    if device.platform:
+        return device.platform.upper().startswith(WATCHDOG_PLATFORMS)
+    return device.asic in WATCHDOG_ASICS
 
 
 def code_point(dscp: int) -> str:
@@ -143,8 +177,9 @@ def _levels_of(ecn: EcnPlan, partitions: dict[str, int]) -> tuple[int, int]:
 
 
 def partitions(device: DevicePlan) -> dict[str, int]:
-    """Shared-buffer partitions: the JVD's, with a lossless-headroom share large enough for
-    the headroom the plan reserves (budget.total_headroom_bytes of the ASIC's buffer)."""
+    """Shared-buffer partitions: the JVD's, with an ingress lossless-headroom share large
+    enough for the headroom the plan reserves (budget.total_headroom_bytes of the ASIC's
+    buffer), taken from the ingress lossless share; the egress partitions are the JVD's."""
     budget = device.budget
     headroom = JVD_HEADROOM_PERCENT
     if budget.buffer_bytes and budget.total_headroom_bytes:
@@ -155,8 +190,9 @@ def partitions(device: DevicePlan) -> dict[str, int]:
         "ingress lossless": lossless,
         "ingress lossless-headroom": headroom,
         "ingress lossy": JVD_LOSSY_PERCENT,
-        "egress lossless": lossless,
-        "egress lossy": 100 - lossless,
+        # the egress pool has no headroom: the JVD's 90/10 whatever the ingress headroom takes
+        "egress lossless": JVD_EGRESS_LOSSLESS_PERCENT,
+        "egress lossy": JVD_EGRESS_LOSSY_PERCENT,
     }
 
 
@@ -184,6 +220,7 @@ def as_rendered(device: DevicePlan, *, ports: bool = True) -> DevicePlan:
     first = earliest_ecn(device.ports.values())
     levels = fill_levels(first, shares) if first else None
     rendered_ports = {}
+    watchdog_ok = has_watchdog(device)
     for name, port in device.ports.items() if ports else ():
         ecn = []
         for e in port.ecn:
@@ -196,7 +233,7 @@ def as_rendered(device: DevicePlan, *, ports: bool = True) -> DevicePlan:
             )
             ecn.append(replaced(e, queue=junos_queue(e.queue), min_bytes=low, max_bytes=high))
         watchdog = port.watchdog
-        if watchdog is not None and watchdog.enabled and watchdog.poll_ms:
+        if watchdog is not None and watchdog.enabled and watchdog.poll_ms and watchdog_ok:
             polls = max(1, math.ceil(watchdog.detection_ms / watchdog.poll_ms))
             watchdog = replaced(watchdog, detection_ms=polls * watchdog.poll_ms)
         elif watchdog is not None:  # not rendered: the config reads as Junos's default timers
@@ -274,8 +311,9 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
         else dict(zip(("low", "high"), fill_levels(first, junos.buffer_partitions), strict=True))
         | {"probability": first.probability_percent},
         "partitions": junos.buffer_partitions,
+        # only where the platform has it [WDOG]; elsewhere NOT_EXPRESSED says so
         "watchdog": None
-        if not wd.enabled
+        if not (wd.enabled and has_watchdog(device))
         else {
             "poll": wd.poll_ms,
             "detection": max(1, math.ceil(wd.detection_ms / wd.poll_ms)),
@@ -356,4 +394,20 @@ NOT_EXPRESSED: dict[str, NotExpressed] = {
         "export), which lossless does not own"
     ),
     "headroom.bytes": "Junos sizes PFC headroom from the cable-length of the CNP profile",
+    "pfc_watchdog": lambda device: _no_watchdog(device),
 }
+
+
+def _no_watchdog(device: DevicePlan) -> str | None:
+    """Why the planned PFC watchdog is not rendered: the platform does not have it [WDOG]."""
+    if has_watchdog(device):
+        return None
+    platform = (
+        device.platform
+        or "a switch whose platform is not stated (inventory `platform`, lint --platform)"
+    )
+    return (
+        f"the PFC watchdog itself (`pfc-watchdog`) is not rendered for {platform}: "
+        f"{WATCHDOG_SOURCE}; PFC storms and deadlocks on this switch are not broken by a "
+        "watchdog"
+    )

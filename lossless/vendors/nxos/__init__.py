@@ -24,4 +24,6 @@ VENDOR = Vendor(
     asic_vendors=("cisco",),
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
+    # CNP in qos-group 7, the highest-numbered queue (render.as_rendered)
+    as_rendered=render.as_rendered,
 )

@@ -13,8 +13,11 @@ from lossless.vendors.impact import (
 )
 
 # Whole QoS domains lossless owns on NX-OS; other sections (its policy-maps and class-maps)
-# only when the intended config has them.
-OWNED_SECTIONS = ("priority-flow-control ", "ip load-sharing ", "system qos", "system jumbomtu ")
+# only when the intended config has them. `system jumbomtu` is not one: it is switch-wide, the
+# MTU every switchport lossless does not own depends on (an L2 port takes only 1500 or the
+# jumbo MTU, render.py [L2MTU]); lossless never renders it, so a diff never lowers (or resets)
+# it.
+OWNED_SECTIONS = ("priority-flow-control ", "ip load-sharing ", "system qos")
 OWNED_INTERFACE_LINES = (
     "mtu ",
     "description ",
@@ -22,6 +25,9 @@ OWNED_INTERFACE_LINES = (
     "service-policy type qos ",
     "service-policy type queuing ",
 )
+# A port lossless renders routed: its MTU is one a switchport cannot take (render.routed).
+# Only this exact line is owned; a switchport's own lines (`switchport access vlan ...`) never.
+ROUTED = "no switchport"
 
 
 def diff(running: str, intended: str) -> list[str]:
@@ -38,7 +44,7 @@ def diff(running: str, intended: str) -> list[str]:
         merged_text(parse_tree(running, repeatable=REPEATABLE), indent="  "),
         intended,
         lambda text: text.startswith(OWNED_SECTIONS),
-        lambda line: line.startswith(OWNED_INTERFACE_LINES),
+        lambda line: line.startswith(OWNED_INTERFACE_LINES) or line == ROUTED,
     )
 
 
@@ -54,6 +60,14 @@ _UNDOCUMENTED = "docs/reference/vendors.md 11b [UNV]"
 _MAPS = "the qos-group RoCE lands in must match the link peer's"
 IMPACT = (
     description(r"^(no )?description", within=_IF),
+    ImpactRule(
+        r"^no switchport$",
+        DISRUPTIVE,
+        "makes a switchport a routed port (its MTU is neither 1500 nor the system jumbo MTU, "
+        "the only MTUs a switchport takes): its VLAN membership and Layer 2 settings go",
+        "lossless/vendors/nxos/render.py [L2MTU], " + _UNDOCUMENTED,
+        within=_IF,
+    ),
     ImpactRule(
         r"^(no )?mtu ",
         DISRUPTIVE,

@@ -29,6 +29,15 @@ Sources, cited per line below:
   interface PFC mode auto/on/off, interface watchdog on/off (`ipqosPriorFlowCtrlWd`).
 * [NDFC] Nexus Dashboard fabric setting "Priority flow control watch-dog interval": 101 to
   1000 ms, blank for the system default 100 ms (CiscoDevNet ndfc provider docs).
+* [QOSPRIO] Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide, "Configuring
+  Queuing and Scheduling", priority guidelines: the strict-priority queues must be the
+  highest-numbered qos-groups, contiguous (q7, then q6, ...); Cisco's RoCE script [SCRIPT]
+  accordingly puts CNP in qos-group 7 with `priority level 1` on `c-out-8q-q7`.
+* [L2MTU] An L2 interface (switchport) takes only `mtu 1500` or the system jumbo MTU ("MTU on
+  L2 interfaces can only be set to default or system-jumboMTU"); `system jumbomtu` is 9216 by
+  default and not shown by `show running-config`; a routed interface (`no switchport`) takes
+  its own MTU (docs/reference/vendors.md 0 and 2g; madnetworks.fr "MTU - Nexus 7000", the same
+  NX-OS rule).
 
 Classification is per interface (qos policy, first matching class wins, CNP's class first),
 the no-drop class and class MTU are in the system network-qos policy, ECN and scheduling in
@@ -42,7 +51,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PortPlan, WatchdogPlan
+from lossless.plan import (
+    DevicePlan,
+    EcnPlan,
+    FabricPlan,
+    HeadroomPlan,
+    PortPlan,
+    QosMaps,
+    WatchdogPlan,
+    replaced,
+)
 from lossless.vendors.facts import expressed_facts
 from lossless.vendors.free_text import one_line, port_description
 from lossless.vendors.grouping import group
@@ -51,7 +69,11 @@ from lossless.vendors.vendor import NotExpressed
 TEMPLATE = "nxos/device.cfg.j2"
 EXTENSION = "cfg"
 QUEUES = 8
-DEFAULT_JUMBO_MTU = 9216  # `system jumbomtu`
+DEFAULT_JUMBO_MTU = 9216  # `system jumbomtu` [L2MTU]: never rendered, never lowered
+DEFAULT_MTU = 1500  # an interface's MTU when it states none; an L2 port may take it [L2MTU]
+# The qos-group (= egress queue in 8-queue mode) CNP is rendered in: the highest, so the one
+# strict-priority queue is the highest-numbered one [QOSPRIO, SCRIPT]
+CNP_QOS_GROUP = 7
 # PFC watchdog defaults: interval (ms, the poll), shutdown multiplier (intervals a queue is
 # stuck before it is shut: detection), auto-restore multiplier (intervals without pause
 # frames before it is restored: restoration).
@@ -106,12 +128,80 @@ def classes(device: DevicePlan) -> list[dict[str, Any]]:
     return [{"name": name, "dscps": dscp_list(dscps), "tc": tc} for name, dscps, tc in found]
 
 
-def jumbo_mtu(device: DevicePlan) -> int:
-    """The switch's jumbo MTU: its largest port MTU. A switchport (Layer 2) accepts only 1500
-    or the system jumbo MTU as its `mtu` (docs/reference/vendors.md 2g), so the ports' MTU is made
-    the jumbo
-    MTU; the network-qos classes carry the same MTU."""
-    return max((p.mtu for p in device.ports.values()), default=DEFAULT_JUMBO_MTU)
+def class_mtu(device: DevicePlan) -> int:
+    """The network-qos class MTU: the system jumbo MTU, 9216, as Cisco's script and the Azure
+    policy set it [SCRIPT, AZURE], or a larger port MTU. The class MTU bounds the frames of
+    every Layer 2 port of the switch, including ports lossless does not own (a storage
+    switchport at `mtu 9216`), so it is never set below the jumbo MTU."""
+    return max([DEFAULT_JUMBO_MTU, *(p.mtu for p in device.ports.values())])
+
+
+def routed(port: PortPlan) -> bool:
+    """Whether the port is rendered routed (`no switchport`): when its MTU is neither 1500 nor
+    the system jumbo MTU, which are all a switchport takes [L2MTU]. lossless never changes
+    `system jumbomtu` (a switch-wide setting other ports depend on), so a port at another MTU
+    can only be a routed port, as RoCE v2 fabric ports are in Cisco's AI/ML blueprint
+    (docs/reference/vendors.md 2, snippet). A port at 1500 or 9216 keeps whatever mode it is
+    in."""
+    return port.mtu not in (DEFAULT_MTU, DEFAULT_JUMBO_MTU)
+
+
+def _cnp_swap(device: DevicePlan) -> tuple[dict[int, int], dict[int, int]] | None:
+    """(traffic class swap, queue swap) that moves the plan's CNP class and queue to qos-group
+    and queue 7 [QOSPRIO], or None when CNP is already there or 7 is lossless (then nothing
+    moves, and a lossless queue 7 says why)."""
+    cnp_tc = device.cnp_priority
+    cnp_queue = device.maps.tc_to_queue.get(cnp_tc, cnp_tc)
+    lossless_tcs = set(device.lossless_priorities)
+    lossless_queues = {
+        device.maps.pfc_priority_to_queue.get(p, p) for p in device.lossless_priorities
+    } | {q.queue for q in device.queues if q.lossless}
+    if (cnp_tc, cnp_queue) == (CNP_QOS_GROUP, CNP_QOS_GROUP):
+        return None
+    if CNP_QOS_GROUP in lossless_tcs | lossless_queues or cnp_tc in lossless_tcs:
+        return None
+    return {cnp_tc: CNP_QOS_GROUP, CNP_QOS_GROUP: cnp_tc}, {
+        cnp_queue: CNP_QOS_GROUP,
+        CNP_QOS_GROUP: cnp_queue,
+    }
+
+
+def as_rendered(device: DevicePlan) -> DevicePlan:
+    """The device's plan in NX-OS's terms, which a parsed config is compared with: CNP in
+    qos-group 7 and queue c-out-8q-q7 [QOSPRIO, SCRIPT] (the plan's CNP traffic class, 6 in
+    the example inventories, and 7 swap places; the qos-group is local to the switch: CNPs
+    cross links by their DSCP, which does not change)."""
+    swap = _cnp_swap(device)
+    if swap is None:
+        return device
+    tc, queue = swap
+
+    def t(n: int) -> int:
+        return tc.get(n, n)
+
+    def q(n: int) -> int:
+        return queue.get(n, n)
+
+    maps = device.maps
+    return replaced(
+        device,
+        cnp_priority=t(device.cnp_priority),
+        maps=QosMaps(
+            {dscp: t(c) for dscp, c in maps.dscp_to_tc.items()},
+            {t(c): q(n) for c, n in maps.tc_to_queue.items()},
+            {t(c): pg for c, pg in maps.tc_to_pg.items()},
+            # PFC priorities (CoS on the wire) keep their no-drop queues: CNP is no PFC class
+            dict(maps.pfc_priority_to_queue),
+        ),
+        queues=sorted(
+            (replaced(plan, queue=q(plan.queue)) for plan in device.queues),
+            key=lambda plan: plan.queue,
+        ),
+        ports={
+            name: replaced(port, ecn=[replaced(e, queue=q(e.queue)) for e in port.ecn])
+            for name, port in device.ports.items()
+        },
+    )
 
 
 def _clamp(value: int, bounds: tuple[int, int]) -> int:
@@ -219,7 +309,8 @@ def _ingress(device: DevicePlan, mtu: int) -> dict[str, Any] | None:
 
 
 def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
-    jumbo = jumbo_mtu(device)
+    device = as_rendered(device)
+    mtu = class_mtu(device)
     policies, attached = egress_policies(device)
     wd = device.watchdog
     interval, shutdown, restore = watchdog_settings(wd)
@@ -236,10 +327,12 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
                 ).items()
             )
         ],
-        "mtu": jumbo,
-        # `system jumbomtu` only off NX-OS's default 9216, which running-config does not show
-        "jumbo_mtu": jumbo if jumbo != DEFAULT_JUMBO_MTU else None,
-        "ingress": _ingress(device, jumbo),
+        # the network-qos class MTU; `system jumbomtu` is never rendered: its default 9216 is
+        # the largest MTU NX-OS takes, and lowering it would refuse the `mtu 9216` of every
+        # switchport lossless does not own [L2MTU]
+        "mtu": mtu,
+        # resume one frame of the largest port MTU below the pause threshold
+        "ingress": _ingress(device, max((p.mtu for p in device.ports.values()), default=mtu)),
         "egress": policies,
         "watchdog": {
             "enabled": wd.enabled,
@@ -255,6 +348,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
                 "name": p.name,
                 "description": description(port_description(p)),
                 "mtu": p.mtu,
+                "routed": routed(p),
                 "lossless": p.lossless,
                 "watchdog": bool(p.lossless and p.watchdog and p.watchdog.enabled),
                 "egress": attached.get(p.name),
