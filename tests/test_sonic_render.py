@@ -67,9 +67,10 @@ def test_override_uses_a_name_buffermgrd_never_generates():
 
 def test_traditional_broadcom_profile_form_and_buffermgrd_name():
     """Tomahawk 3 runs the traditional model: the profile has buffermgrd's name for the port
-    (so buffermgrd reuses it) and Broadcom's form: size the guaranteed minimum (one port-MTU
-    frame in 254-byte cells: 9144 B, as DellEMC-Z9664f-O64's table), xon 0, xoff the headroom,
-    xon_offset the resume gap."""
+    (so buffermgrd reuses it) and Broadcom's form: size the guaranteed minimum as the vendor
+    publishes it for 400G 40 m (2,540 B, DellEMC-Z9332f-O32's pg_profile_lookup.ini, the
+    highest Tomahawk 3 SKU: issue 26), xon 0, xoff the headroom, xon_offset the resume
+    gap."""
     db = _db("leaf-th3")
     assert db["DEVICE_METADATA"] == {"localhost": {"buffer_model": "traditional"}}
     assert db["BUFFER_PG"]["Ethernet12|3"] == {"profile": "pg_lossless_400000_40m_profile"}
@@ -78,7 +79,7 @@ def test_traditional_broadcom_profile_form_and_buffermgrd_name():
     assert profile == {
         "dynamic_th": "-2",  # Tomahawk 3 SKUs ship dynamic_th -2 (issue 10 catalogue)
         "pool": "ingress_lossless_pool",
-        "size": "9144",
+        "size": "2540",
         "xoff": str(headroom.xoff),
         "xon": "0",
         "xon_offset": str(headroom.xon),

@@ -26,9 +26,16 @@ Choices that make it conservative, all documented in explain output:
   slower than the 5.05 ns/m of SONiC's plugin;
 * interface (PHY/MAC/FEC) delay: the Cisco Press values at 10/25/40/100G, taken as an
   envelope: a speed gets the longest published delay *time* of any listed speed up to it.
-  Above 100G, IEEE 802.3 Clause 116.4 (802.3bs, 200/400GbE) and Clause 169.4 (802.3df,
-  800GbE) bound the sublayer delays, but their values were not available to check, so the
-  100G time (1228.8 ns per end) is held [UNV];
+  Above 100G the 100G time (1228.8 ns per end) is held [UNV]. IEEE 802.3 bounds the
+  sublayer delays per speed (802.3bs Clause 116.4 with the Clause 119 PCS, Clause 120 PMA
+  and RS-FEC delay constraints for 200/400GbE; 802.3cd for 50/100/200G PAM4; 802.3ck for
+  100G-per-lane; 802.3df Clause 169.4 for 800GbE; Clause 91 RS-FEC at 100G), but the
+  tables were not found in any source we could read (issue 26 searched documentation,
+  web pages, issues and code for the Clause 119/120/91 "delay constraints" in bit times and
+  pause quanta: only the 1000BASE-H PHY's 6000 bit times turned up). Until they are read,
+  the 100G time stays: it is what puts Tomahawk 3/4/5 and Trident 4 at 2-3x the published
+  tables at 400G and 800G (docs/headroom.md), and a shorter delay without a source could
+  plan below a real link's need;
 * peer response: IEEE 802.3 Annex 31B pause quanta; a speed between table entries takes the
   quanta of the next listed speed above it; above 400G the 400G response *time* is held
   (905 quanta at 400G -> 1810 at 800G, 3620 at 1.6T). SONiC's table has 905 at 800G, which
@@ -86,7 +93,8 @@ def interface_delay_bits(speed_mbps: int) -> tuple[float, str]:
     if reference == speed_mbps:
         return bits, "Cisco Press ch. 7 value [2ND]"
     above = (
-        "; 802.3bs/802.3df (Clauses 116.4, 169.4) delay maxima not available [UNV]"
+        "; IEEE 802.3bs/cd/ck/df sublayer delay maxima (Clauses 116.4, 119, 120, 169.4) "
+        "not found to cite [UNV]"
         if speed_mbps > max(INTERFACE_DELAY_BITS)
         else ""
     )

@@ -28,6 +28,7 @@ import math
 
 from lossless.asics import catalogue
 from lossless.asics.models import ModelMatch, identify_model
+from lossless.planner.headroom_floor import vendor_floor
 
 DYNAMIC = "dynamic"
 TRADITIONAL = "traditional"
@@ -56,6 +57,19 @@ def pg_minimum_bytes(asic: str, port_mtu: int) -> int:
     DellEMC-Z9664f-O64's pg_profile_lookup.ini)."""
     cell = catalogue()[asic].cell_size
     return cell * math.ceil(port_mtu / cell)
+
+
+def broadcom_pg_minimum(asic: str, port_mtu: int, speed_mbps: int, cable_m: int) -> int:
+    """A Broadcom lossless profile's `size` (the PG's guaranteed minimum): the vendor's
+    published size for the ASIC, speed and cable where its tables have one (the highest SKU,
+    planner/headroom_floor.py; issue 26: TH5 400G 5 m publishes 18,796 B, Tomahawk 1-3
+    SKUs 1,248-1,270 B), in whole cells; else one port-MTU frame (pg_minimum_bytes)."""
+    known = catalogue()[asic]
+    table = known.vendor_headroom_table
+    floor = vendor_floor(table, speed_mbps, cable_m, "size") if table else None
+    if floor is None:
+        return pg_minimum_bytes(asic, port_mtu)
+    return known.cell_size * math.ceil(floor.value / known.cell_size)
 
 
 def asic_from_metadata(platform: str | None, hwsku: str | None) -> ModelMatch | None:

@@ -48,9 +48,9 @@ from lossless.vendors.facts import expressed_facts
 from lossless.vendors.sonic.platform import (
     DYNAMIC,
     broadcom_form,
+    broadcom_pg_minimum,
     buffer_model,
     headroom_from_profile,
-    pg_minimum_bytes,
 )
 from lossless.vendors.vendor import NotExpressed
 
@@ -112,24 +112,25 @@ def lossless_profiles(device: DevicePlan) -> dict[str, dict[str, str]]:
     switch sizes headroom); ports sharing a name get the largest headroom of them."""
     if renders_null(device):
         return {}
-    largest: dict[str, tuple[int, int, int, int]] = {}
+    largest: dict[str, tuple[int, int, int]] = {}
+    minimums: dict[str, int] = {}  # Broadcom form: the profile's guaranteed minimum
+    broadcom = broadcom_form(device.asic)
     for port in device.ports.values():
         for h in port.headroom if port.lossless else []:
             name = buffer_profile_name(device, port)
-            xon, xoff, size, mtu = largest.get(name, (h.xon, h.xoff, h.size, port.mtu))
-            largest[name] = (
-                max(xon, h.xon),
-                max(xoff, h.xoff),
-                max(size, h.size),
-                max(mtu, port.mtu),
-            )
+            xon, xoff, size = largest.get(name, (h.xon, h.xoff, h.size))
+            largest[name] = (max(xon, h.xon), max(xoff, h.xoff), max(size, h.size))
+            if broadcom:
+                cable = whole_metres(port.cable_m or 0)
+                minimum = broadcom_pg_minimum(device.asic, port.mtu, port.speed_mbps, cable)
+                minimums[name] = max(minimums.get(name, 0), minimum)
     threshold = str(device.headroom_settings.dynamic_th)
     profiles = {}
-    for name, (xon, xoff, size, mtu) in largest.items():
-        if broadcom_form(device.asic):
+    for name, (xon, xoff, size) in largest.items():
+        if broadcom:
             fields = {
                 "pool": LOSSLESS_POOL,
-                "size": str(pg_minimum_bytes(device.asic, mtu)),
+                "size": str(minimums[name]),
                 "xon": "0",
                 "xoff": str(xoff),
                 "xon_offset": str(xon),
