@@ -227,6 +227,9 @@ class Inventory:
     links: list[Link]
     lint_ignore: dict[str, str] = field(default_factory=dict)
     policy: Policy | None = None  # the fabric's policy (what a NIC without a link inherits)
+    # fabric.nic_operator: the NVIDIA nic-configuration-operator release ("version") and
+    # namespace the servers' resources are rendered for (empty: the defaults)
+    nic_operator: dict[str, str] = field(default_factory=dict)
     # both ends of every link -> its index; keys are Endpoints, found by plain tuples too
     _link_index: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 

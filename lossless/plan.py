@@ -287,6 +287,16 @@ class NicPlan:
     sriov_vfs: int | None
     source: str
     sources: dict[str, str] = field(default_factory=dict)  # per field, where it was read
+    # What only a host's saved state shows (None in a plan: the inventory does not set them):
+    # the NIC's receive buffer sizes in bytes by buffer 0..7 and the buffer of each priority
+    # 0..7 (`mlnx_qos` "Receive buffer size" line and PFC table "buffer" row), who runs DCBX
+    # ("os" or "firmware", its "DCBX mode" line) and the firmware's non-volatile CNP class
+    # (mlxconfig CNP_DSCP_Pn and CNP_802P_PRIO_Pn, the value of the next boot)
+    rx_buffers: list[int] | None = field(default=None, metadata=NOT_IN_JSON)
+    prio2buffer: list[int] | None = field(default=None, metadata=NOT_IN_JSON)
+    dcbx: str | None = field(default=None, metadata=NOT_IN_JSON)
+    firmware_cnp_dscp: int | None = field(default=None, metadata=NOT_IN_JSON)
+    firmware_cnp_priority: int | None = field(default=None, metadata=NOT_IN_JSON)
 
     def where(self, field_name: str) -> str:
         """FILE:LINE:COL of one setting (parsed state), else of the NIC."""
@@ -306,6 +316,8 @@ class FabricPlan:
     # deadlock freedom cannot be judged from a part of the topology
     complete: bool = field(default=True, metadata=NOT_IN_JSON)
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    # the inventory's fabric.nic_operator (release, namespace) for the servers' resources
+    nic_operator: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
     _cables: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
     _ends: list[tuple[LinkPlan, str, str, str, str]] = field(
         default_factory=list, repr=False, compare=False

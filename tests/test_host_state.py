@@ -107,7 +107,7 @@ def test_the_script_sets_the_host_and_a_second_run_changes_nothing(applied):
     assert "mlnx_qos eth0 trust dscp" in changes
     assert "mlnx_qos eth0 pfc 0,0,0,1,0,0,0,0" in changes
     assert "mlnx_qos eth0 cable_len 2" in changes and "mlnx_qos eth1 cable_len 3" in changes
-    assert "cma_roce_tos mlx5_0 104" in changes and "ip eth1 mtu 9000" in changes
+    assert "cma_roce_tos mlx5_0 106" in changes and "ip eth1 mtu 9000" in changes
     assert "ethtool eth0 rx off tx off" in changes
     net = root / "class" / "net" / "eth0"
     assert (net / "ecn" / "roce_np" / "enable" / "3").read_text() == "1\n"
@@ -115,7 +115,7 @@ def test_the_script_sets_the_host_and_a_second_run_changes_nothing(applied):
     assert (net / "ecn" / "roce_np" / "enable" / "4").read_text() == "0\n"  # not ours
     assert (net / "ecn" / "roce_np" / "cnp_dscp").read_text() == "48\n"
     tclass = root / "class" / "infiniband" / "mlx5_0" / "tc" / "1" / "traffic_class"
-    assert tclass.read_text() == "104\n"
+    assert tclass.read_text() == "106\n"
     before = _snapshot(root)
     again = _run(hosts / "gpu01.sh", root)
     assert again.returncode == 0, again.stderr
@@ -132,13 +132,14 @@ def test_the_script_changes_nothing_when_a_nic_is_missing(hosts, tmp_path):
     assert _snapshot(root) == before
 
 
-def test_the_script_needs_the_ecn_sysfs(hosts, tmp_path):
+def test_the_script_needs_every_ecn_knob_of_the_ofed_driver(hosts, tmp_path):
     root = tmp_path / "sys"
     _fake_host(root, GPU01)
-    shutil.rmtree(root / "class" / "net" / "eth1" / "ecn")
+    (root / "class" / "net" / "eth1" / "ecn" / "roce_np" / "cnp_dscp").unlink()
     result = _run(hosts / "gpu01.sh", root)
     assert result.returncode == 1 and "ECN sysfs of the DOCA-OFED or MLNX_OFED" in result.stderr
     assert not (root / ".fake" / "changes").exists()
+    # no ECN sysfs at all (the inbox driver): tests/test_host_script_safety.py
 
 
 def test_applied_collected_and_read_back_equals_the_plan(applied, tmp_path):

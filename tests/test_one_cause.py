@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import INVENTORIES, MINIMAL, REPO
 
 from lossless.hosts.state import fabric_from_host_state
@@ -90,7 +91,18 @@ def _state_without(tmp_path: Path, *left_out: str) -> Path:
     root = tmp_path / "state"
     files = {
         "mlnx_qos.txt": (REPORTS / "current.txt").read_text(),
-        "sysfs.txt": "/sys/class/net/IF/mtu:9000\n/sys/class/net/IF/speed:400000\n",
+        "sysfs.txt": "".join(
+            f"{line}\n"
+            for line in (
+                "/sys/class/net/IF/mtu:9000",
+                "/sys/class/net/IF/speed:400000",
+                "/sys/class/net/IF/ecn/roce_np/enable/3:1",
+                "/sys/class/net/IF/ecn/roce_rp/enable/3:1",
+                "/sys/class/net/IF/ecn/roce_np/cnp_dscp:48",
+                "/sys/class/net/IF/ecn/roce_np/cnp_802p_prio:6",
+                "/sys/class/infiniband/mlx5_0/tc/1/traffic_class:Global tclass=106",
+            )
+        ),
         "ethtool-pause.txt": "Pause parameters for IF:\nAutonegotiate:\toff\nRX:\toff\nTX:\toff\n",
     }
     for nic in ("eth0", "eth1"):
@@ -207,3 +219,27 @@ def test_a_complete_state_has_no_ll211_for_its_nics(tmp_path):
     plan = plan_fabric(load_inventory(LAB))
     _, findings = fabric_from_host_state(plan, _state_without(tmp_path))
     assert _gpu01(findings, "LL211") == []
+
+
+@pytest.mark.parametrize(
+    ("dropped", "words"),
+    [
+        ("tc/1/traffic_class", "RoCE class unknown: no tc/1/traffic_class"),
+        ("/ecn/", "no ECN knobs in sysfs.txt (the inbox mlx5 driver has none)"),
+    ],
+)
+def test_what_sysfs_cannot_tell_is_one_ll211_not_drift(tmp_path, dropped, words):
+    """Issue 27: without tc/1/traffic_class the RoCE class is unknown (RDMA-CM's ToS is not
+    NCCL's class), and a host on the inbox driver has no ECN knobs: each is said once, in the
+    NIC's LL211, and not reported as drift."""
+    root = _state_without(tmp_path)
+    for nic in ("eth0", "eth1"):
+        sysfs = root / "gpu01" / nic / "sysfs.txt"
+        kept = [line for line in sysfs.read_text().splitlines() if dropped not in line]
+        sysfs.write_text("\n".join(kept) + "\n")
+    plan = plan_fabric(load_inventory(LAB))
+    _, findings = fabric_from_host_state(plan, root)
+    missing = _gpu01(findings, "LL211")
+    assert len(missing) == 2 and all(words in f.message for f in missing)
+    drift = " ".join(f.message for f in _gpu01(findings, "LL210"))
+    assert "RoCE DSCP" not in drift and "CNP" not in drift and "ECN" not in drift

@@ -4,13 +4,14 @@ NCCL sets up its QPs with verbs, not RDMA-CM, so the NIC's default RoCE ToS does
 * NCCL_IB_TC: "the InfiniBand traffic class field" of NCCL's QPs (NCCL user guide,
   Environment Variables; default -1, the device default: NVIDIA/nccl v2.31.2-1
   src/transport/net_ib/connect.cc `NCCL_PARAM(IbTc, "IB_TC", -1)`). For RoCE v2 it is the
-  IP traffic class byte, DSCP << 2 (the two low bits are ECN), as Broadcom's bnxt_setupcc.sh
-  computes its default RoCE ToS.
+  IP traffic class byte: DSCP << 2 with ECT(0) in the two low ECN bits, 106 for DSCP 26, the
+  value UCX picks by default on RoCE v2 (values.py says why the ECN bits are set here).
 * NCCL_IB_GID_INDEX: the RoCE GID (same guide; default -1: NCCL picks it, since NCCL 2.21
   the RoCE v2 GID of NCCL_SOCKET_FAMILY: Juniper AI JVD, "How to run NCCL tests using
   autoconfigured IPv6 address"). Written only when the inventory sets gid_index.
 * UCX_IB_TRAFFIC_CLASS and UCX_IB_GID_INDEX: the same for UCX (openucx/ucx
-  docs/source/faq.md, RoCE: "How to specify DSCP priority?"; UCX picks the GID by default).
+  docs/source/faq.md, RoCE: "How to specify DSCP priority?"; UCX picks the GID by default,
+  and traffic class 106 on RoCE v2: src/uct/ib/base/ib_iface.c "TRAFFIC_CLASS" "auto").
 """
 
 from __future__ import annotations

@@ -11,9 +11,11 @@ The folder of one NIC holds what collect-host-state.sh saves (templates/hosts/):
   and its history).
 * sysfs.txt: PATH:VALUE lines as `grep -H .` prints them: .../class/net/IF/mtu and speed,
   .../ecn/roce_np|roce_rp/<knob> (enable/<prio>, cnp_dscp, cnp_802p_prio, DCQCN parameters),
-  .../class/infiniband/DEV/tc/1/traffic_class ("Global tclass=N") and
-  .../rdma_cm/DEV/ports/1/default_roce_tos. Paths are matched by their end, so a state
-  saved under another sysfs root reads the same.
+  .../class/infiniband/DEV/tc/1/traffic_class ("Global tclass=N": the port-wide RoCE class,
+  of which only the DSCP, N >> 2, is compared) and .../rdma_cm/DEV/ports/1/default_roce_tos
+  (RDMA-CM's own default, read but not taken for the RoCE class: NCCL does not use RDMA-CM;
+  NicPlan has no field for it). Paths are matched by their end, so a state saved under
+  another sysfs root reads the same.
 * ethtool-pause.txt: `ethtool -a IF` ("RX: on|off", "TX: on|off").
 
 What the files do not say stays None (a difference from the plan), never filled in from the
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from lossless.errors import InputError, Problem
 from lossless.hosts.nvidia import DCQCN_KNOBS
+from lossless.hosts.values import dscp_of
 from lossless.plan import NicPlan
 from lossless.system.files import inside, read_config
 
@@ -178,11 +181,13 @@ def parse_state(folder: Path, planned: NicPlan, root: Path | None = None) -> Nic
     state.mtu = _number(take("mtu", "mtu"))
     speed = _number(take("speed_mbps", "speed"))
     state.speed_mbps = speed if speed and speed > 0 else None  # -1: link down
-    # The RoCE ToS: the port-wide traffic class (MLNX_OFED) wins over the RDMA-CM default.
+    # The RoCE class: the port-wide traffic class (MLNX_OFED tc/1/traffic_class) only. The
+    # RDMA-CM default ToS is RDMA-CM's alone (NCCL sets up its QPs without RDMA-CM and uses
+    # NCCL_IB_TC), so without the port-wide class the NIC's RoCE class is unknown (None). Only
+    # the DSCP bits count (value >> 2): the ECN field (ECT(0) in NVIDIA's usual 106) is not
+    # the class (values.py).
     tos = _number(take("roce_dscp", "traffic_class"))
-    if tos is None or tos < 0:
-        tos = _number(take("roce_dscp", "default_roce_tos"))
-    state.roce_dscp = None if tos is None or tos < 0 else tos >> 2
+    state.roce_dscp = None if tos is None or tos < 0 else dscp_of(tos)
     lookup = state.roce_dscp if state.roce_dscp is not None else planned.roce_dscp
     if lookup in dscp2prio:
         state.roce_priority, state.sources["roce_priority"] = dscp2prio[lookup]

@@ -126,4 +126,5 @@ def plan_hosts(inventory: Inventory) -> FabricPlan:
         devices={},
         links=[],
         nics=plan_nics(inventory),
+        nic_operator=dict(inventory.nic_operator),
     )

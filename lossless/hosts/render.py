@@ -11,6 +11,7 @@ are listed per model in the result's notes (and as comments in the script).
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -111,15 +112,19 @@ def _environment_file(
 def _operator_file(
     fabric: FabricPlan, server: str, nics: list[NicPlan]
 ) -> tuple[str | None, list[str]]:
-    documents, notes = nvidia.operator_documents(server, nics)
+    version = fabric.nic_operator.get("version")  # fabric.nic_operator: release, namespace
+    namespace = fabric.nic_operator.get("namespace")
+    documents, notes = nvidia.operator_documents(server, nics, version, namespace)
     if not documents:
         return None, notes
+    header = nvidia.operator_header(server, documents, nics, version)
     text = (
         environment()
         .get_template("hosts/nicconfig.yaml.j2")
         .render(
             server=server,
             fabric=fabric.name,
+            header=[line for text in header for line in textwrap.wrap(text, 98)],
             documents=nvidia.operator_yaml(documents).rstrip("\n"),
         )
     )
@@ -173,3 +178,180 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
     if result.files:
         result.files[COLLECTOR] = resource_path("templates", "hosts", COLLECTOR).read_text()
     return result
+
+
+# Re-applying after a reboot or a driver reload (the settings live in the running driver): a
+# systemd unit and a udev rule for every server, and a DaemonSet for Kubernetes clusters.
+SCRIPT_PATH = "/usr/local/sbin/lossless-roce.sh"  # where the unit expects the server's script
+SERVICE = "lossless-roce.service"
+RULES = "90-lossless-roce.rules"  # after 80-net-setup-link.rules has named the interface
+DAEMONSET = "lossless-roce.daemonset.yaml"
+NAMESPACE = "lossless-roce"
+# NVIDIA's DOCA full runtime image: the base image of Mellanox/nic-configuration-operator's
+# nic-configuration-daemon (Dockerfile.nic-configuration-daemon), which runs mlnx_qos in it.
+IMAGE = "nvcr.io/nvidia/doca/doca:3.1.0-full-rt-host"
+IMAGE_HAS = frozenset(nvidia.COMMANDS)
+INTERVAL = 300  # seconds between the DaemonSet's runs
+CONFIGMAP_BYTES = 900_000  # of a ConfigMap's data; the API server takes at most 1 MiB
+# The PCI driver of each NIC vendor's devices (udev DRIVERS=="...").
+DRIVERS = {"hosts/nvidia.sh.j2": "mlx5_core", "hosts/broadcom.sh.j2": "bnxt_en"}
+
+
+def _reapply_files(fabric: FabricPlan, scripts: dict[str, str], vendors: list[ModuleType]) -> dict:
+    """lossless-roce.service, its udev rule and the DaemonSet for the servers' scripts."""
+    templates = environment()
+    common = {"fabric": fabric.name, "script": SCRIPT_PATH, "rules": RULES}
+    drivers = [
+        {"name": module.NAME, "driver": DRIVERS[module.TEMPLATE]}
+        for module in sorted(vendors, key=lambda m: DRIVERS[m.TEMPLATE])
+    ]
+    return {
+        SERVICE: templates.get_template("hosts/lossless-roce.service.j2").render(**common),
+        RULES: templates.get_template("hosts/90-lossless-roce.rules.j2").render(
+            drivers=drivers, **common
+        ),
+        DAEMONSET: _daemonset(fabric, scripts, vendors),
+    }
+
+
+def _configmaps(scripts: dict[str, str]) -> list[dict[str, str]]:
+    """The scripts (server -> text) as ConfigMap data, each at most CONFIGMAP_BYTES."""
+    chunks: list[dict[str, str]] = [{}]
+    size = 0
+    for server in sorted(scripts):
+        key, text = f"{server}.sh", scripts[server]
+        grows = len(key) + len(text.encode())
+        if chunks[-1] and size + grows > CONFIGMAP_BYTES:
+            chunks.append({})
+            size = 0
+        chunks[-1][key] = text
+        size += grows
+    return chunks
+
+
+def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[ModuleType]) -> str:
+    labels = {"app.kubernetes.io/name": "lossless-roce", "app.kubernetes.io/managed-by": "lossless"}
+    chunks = _configmaps(scripts)
+    names = [f"lossless-roce-scripts-{i}" for i in range(1, len(chunks) + 1)]
+    documents: list[dict[str, Any]] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": NAMESPACE,
+                "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"},
+            },
+        }
+    ]
+    documents += [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels},
+            "data": {key: LiteralScalarString(text) for key, text in chunk.items()},
+        }
+        for name, chunk in zip(names, chunks, strict=True)
+    ]
+    loop = textwrap.dedent(
+        """\
+        script="/lossless/$NODE_NAME.sh"
+        while true; do
+          if [ -f "$script" ]; then
+            bash "$script" || echo "lossless: $NODE_NAME: the script failed (exit $?)" >&2
+          else
+            echo "lossless: no script for node $NODE_NAME in the ConfigMaps" >&2
+          fi
+          sleep "$INTERVAL"
+        done
+        """
+    )
+    pod = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {
+                                    "key": "kubernetes.io/hostname",
+                                    "operator": "In",
+                                    "values": sorted(scripts),
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        },
+        "hostNetwork": True,
+        "dnsPolicy": "ClusterFirstWithHostNet",
+        "tolerations": [{"operator": "Exists"}],
+        "terminationGracePeriodSeconds": 10,
+        "containers": [
+            {
+                "name": "lossless-roce",
+                "image": IMAGE,
+                "command": ["/bin/bash", "-c", LiteralScalarString(loop)],
+                "env": [
+                    {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                    {"name": "INTERVAL", "value": str(INTERVAL)},
+                ],
+                "securityContext": {"privileged": True},
+                "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}},
+                "volumeMounts": [
+                    {"name": "scripts", "mountPath": "/lossless", "readOnly": True},
+                    {"name": "sys", "mountPath": "/sys"},
+                    {"name": "configfs", "mountPath": "/sys/kernel/config"},
+                ],
+            }
+        ],
+        "volumes": [
+            {
+                "name": "scripts",
+                "projected": {"sources": [{"configMap": {"name": name}} for name in names]},
+            },
+            {"name": "sys", "hostPath": {"path": "/sys", "type": "Directory"}},
+            {"name": "configfs", "hostPath": {"path": "/sys/kernel/config", "type": "Directory"}},
+        ],
+    }
+    documents.append(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "lossless-roce", "namespace": NAMESPACE, "labels": labels},
+            "spec": {
+                "selector": {"matchLabels": {"app.kubernetes.io/name": "lossless-roce"}},
+                "template": {"metadata": {"labels": labels}, "spec": pod},
+            },
+        }
+    )
+    commands = sorted({name for module in vendors for name in module.COMMANDS})
+    servers = sorted(scripts)
+    shown = ", ".join(servers[:4]) + (f" and {len(servers) - 4} more" if len(servers) > 4 else "")
+    return (
+        environment()
+        .get_template("hosts/reapply-daemonset.yaml.j2")
+        .render(
+            fabric=fabric.name,
+            configmaps=names,
+            interval=INTERVAL,
+            servers=servers,
+            shown=shown,
+            namespace=NAMESPACE,
+            image=IMAGE,
+            commands=commands,
+            image_lacks=[name for name in commands if name not in IMAGE_HAS],
+            documents=_yaml(documents).rstrip("\n"),
+        )
+    )
+
+
+def _yaml(documents: list[dict[str, Any]]) -> str:
+    """The documents as one YAML stream, keys in the order given, scripts as literal blocks."""
+    yaml = YAML(typ="rt", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 200
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    stream = io.StringIO()
+    yaml.dump_all(documents, stream)
+    return stream.getvalue()

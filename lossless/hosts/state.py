@@ -140,11 +140,44 @@ def fabric_from_host_state(plan: FabricPlan, folder: Path) -> tuple[FabricPlan, 
             state = nvidia_state.parse_state(nic_folder, nic, root=folder)
             absent = [name for name in STATE_FILES if not _saved(folder, nic_folder, name)]
             unchecked = {setting for name in absent for setting in STATE_FILES[name]}
-            if absent:
-                findings.append(_missing(nic, _absent_files(nic, nic_folder, absent, unchecked)))
+            reasons = [_absent_files(nic, nic_folder, absent, unchecked)] if absent else []
+            if nvidia_state.SYSFS_FILE not in absent:
+                reasons += _not_in_sysfs(nic, state, unchecked)
+            if reasons:  # one finding per NIC, whatever its state lacks
+                findings.append(_missing(nic, "; ".join(reasons)))
             findings += host_drift(nic, state, unchecked)
             fabric.nics[f"{server}:{nic.name}"] = state
     return fabric, findings
+
+
+# What the inbox (upstream) mlx5 driver does not expose in sysfs: the ECN knobs exist only
+# with MLNX_OFED/DOCA; DCQCN then runs as the firmware sets it (ROCE_CC_PRIO_MASK, every
+# priority by default), so the plan's ECN settings cannot be read back (issue 27)
+_ECN_SETTINGS = ("cnp_dscp", "cnp_priority", "ecn_np", "ecn_rp", "dcqcn")
+
+
+def _not_in_sysfs(nic: NicPlan, state: NicPlan, unchecked: set[str]) -> list[str]:
+    """What a saved sysfs.txt cannot tell, added to `unchecked`, as LL211 says it: the RoCE
+    class without tc/1/traffic_class (RDMA-CM's ToS is not NCCL's class), the ECN settings
+    on a driver without the ECN knobs."""
+    reasons = []
+    if state.roce_dscp is None and nic.roce_dscp is not None:
+        unchecked.add("roce_dscp")
+        reasons.append(
+            "RoCE class unknown: no tc/1/traffic_class in sysfs.txt (MLNX_OFED/DOCA only; "
+            "RDMA-CM's default_roce_tos is not the class NCCL sends with, NCCL_IB_TC is)"
+        )
+    no_ecn = (
+        state.ecn_np is None and state.ecn_rp is None and state.cnp_dscp is None and not state.dcqcn
+    )
+    if no_ecn and (nic.ecn_np or nic.ecn_rp):
+        unchecked.update(_ECN_SETTINGS)
+        reasons.append(
+            "no ECN knobs in sysfs.txt (the inbox mlx5 driver has none): DCQCN runs as the "
+            "firmware sets it (every priority by default); ECN, CNP class and DCQCN "
+            "parameters not checked"
+        )
+    return reasons
 
 
 def _saved(root: Path, nic_folder: Path, name: str) -> bool:

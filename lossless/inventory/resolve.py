@@ -650,6 +650,7 @@ class _Resolver:
             links=links,
             lint_ignore=dict(fabric.get("lint_ignore", {})),
             policy=self.policy([fabric.get("policy", {})]),
+            nic_operator={k: str(v) for k, v in fabric.get("nic_operator", {}).items()},
             _link_index=self.link_index,
         )
 

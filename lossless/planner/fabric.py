@@ -321,6 +321,7 @@ def _plan_fabric(
         links=links,
         nics=plan_nics(inventory, chosen if only else None) if hosts is True else {},
         lint_ignore=dict(inventory.lint_ignore),
+        nic_operator=dict(inventory.nic_operator),
         forwarding_servers={s.name: str(s.where) for s in inventory.servers.values() if s.forwards},
         complete=not only,
         derivations=dict(sorted(planner.derivations.items())),

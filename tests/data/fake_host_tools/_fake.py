@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 SYS = Path(os.environ["LOSSLESS_SYSFS"])
@@ -33,3 +34,15 @@ def write_if_different(path: Path, value: str, what: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(value + "\n")
         changed(what)
+
+
+def fail_if_asked(tool: str, target: str) -> None:
+    """Fail as a test asked: when .fake/fail/TOOL-TARGET exists, print what it holds (real
+    tools print their errors to stdout or stderr; this prints to both halves) and exit 1."""
+    path = FAKE / "fail" / f"{tool}-{target}"
+    if path.is_file():
+        lines = path.read_text().splitlines()
+        print("\n".join(lines[:1]))
+        if lines[1:]:
+            print("\n".join(lines[1:]), file=sys.stderr)
+        sys.exit(1)
