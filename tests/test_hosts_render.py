@@ -22,6 +22,10 @@ LAB_HOST_FILES = {
     *(f"gpu0{i}.{kind}" for i in range(1, 5) for kind in ("sh", "nccl.env")),
     "gpu01.nicconfig.yaml",
     "gpu02.nicconfig.yaml",
+    # re-applying after a reboot or driver reload (tests/test_hosts_reapply.py)
+    "lossless-roce.service",
+    "90-lossless-roce.rules",
+    "lossless-roce.daemonset.yaml",
 }
 
 

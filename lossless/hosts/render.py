@@ -10,10 +10,15 @@ are listed per model in the result's notes (and as comments in the script).
 
 from __future__ import annotations
 
+import io
 import re
 import textwrap
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.scalarstring import LiteralScalarString
 
 from lossless.errors import InputError, Problem
 from lossless.hosts import nccl_env, nvidia
@@ -137,6 +142,8 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
     result = HostFiles()
     problems: list[Problem] = []
     unsupported: dict[str, tuple[str, list[str]]] = {}  # model -> (reason, NICs)
+    scripts: dict[str, str] = {}  # server -> its script
+    vendors: list[ModuleType] = []  # the NIC vendors of every script
     for server, nics in group(fabric.planned_nics().values(), lambda n: n.server).items():
         if servers and server not in servers:
             continue
@@ -159,7 +166,9 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
         if problems:
             continue
         if rendered:
-            result.files[f"{server}.sh"] = _script(fabric, server, rendered, skipped)
+            scripts[server] = _script(fabric, server, rendered, skipped)
+            result.files[f"{server}.sh"] = scripts[server]
+            vendors = list(dict.fromkeys([*vendors, *(module for _, module in rendered)]))
         env_text, env_problems = _environment_file(fabric, server, nics)
         problems += env_problems
         if env_text:
@@ -177,6 +186,13 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
         result.notes.insert(0, f"not supported: {model} ({shown}): {reason}")
     if result.files:
         result.files[COLLECTOR] = resource_path("templates", "hosts", COLLECTOR).read_text()
+    if scripts:
+        result.files.update(_reapply_files(fabric, scripts, vendors, whole=not servers))
+        if servers:
+            result.notes.append(
+                f"{DAEMONSET} is written only for the whole fleet (without --server): "
+                "applied for some servers, it would remove the others' scripts and pods"
+            )
     return result
 
 
@@ -190,28 +206,32 @@ NAMESPACE = "lossless-roce"
 # NVIDIA's DOCA full runtime image: the base image of Mellanox/nic-configuration-operator's
 # nic-configuration-daemon (Dockerfile.nic-configuration-daemon), which runs mlnx_qos in it.
 IMAGE = "nvcr.io/nvidia/doca/doca:3.1.0-full-rt-host"
-IMAGE_HAS = frozenset(nvidia.COMMANDS)
 INTERVAL = 300  # seconds between the DaemonSet's runs
 CONFIGMAP_BYTES = 900_000  # of a ConfigMap's data; the API server takes at most 1 MiB
 # The PCI driver of each NIC vendor's devices (udev DRIVERS=="...").
 DRIVERS = {"hosts/nvidia.sh.j2": "mlx5_core", "hosts/broadcom.sh.j2": "bnxt_en"}
 
 
-def _reapply_files(fabric: FabricPlan, scripts: dict[str, str], vendors: list[ModuleType]) -> dict:
-    """lossless-roce.service, its udev rule and the DaemonSet for the servers' scripts."""
+def _reapply_files(
+    fabric: FabricPlan, scripts: dict[str, str], vendors: list[ModuleType], whole: bool
+) -> dict[str, str]:
+    """lossless-roce.service, its udev rule and, for the `whole` fleet only (a DaemonSet of
+    some servers would remove the others' pods when applied), the DaemonSet."""
     templates = environment()
     common = {"fabric": fabric.name, "script": SCRIPT_PATH, "rules": RULES}
     drivers = [
         {"name": module.NAME, "driver": DRIVERS[module.TEMPLATE]}
         for module in sorted(vendors, key=lambda m: DRIVERS[m.TEMPLATE])
     ]
-    return {
+    files = {
         SERVICE: templates.get_template("hosts/lossless-roce.service.j2").render(**common),
         RULES: templates.get_template("hosts/90-lossless-roce.rules.j2").render(
             drivers=drivers, **common
         ),
-        DAEMONSET: _daemonset(fabric, scripts, vendors),
     }
+    if whole:
+        files[DAEMONSET] = _daemonset(fabric, scripts, vendors)
+    return files
 
 
 def _configmaps(scripts: dict[str, str]) -> list[dict[str, str]]:
@@ -230,7 +250,12 @@ def _configmaps(scripts: dict[str, str]) -> list[dict[str, str]]:
 
 
 def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[ModuleType]) -> str:
-    labels = {"app.kubernetes.io/name": "lossless-roce", "app.kubernetes.io/managed-by": "lossless"}
+    def labels() -> dict[str, str]:  # a new dict each time: YAML would alias a shared one
+        return {
+            "app.kubernetes.io/name": "lossless-roce",
+            "app.kubernetes.io/managed-by": "lossless",
+        }
+
     chunks = _configmaps(scripts)
     names = [f"lossless-roce-scripts-{i}" for i in range(1, len(chunks) + 1)]
     documents: list[dict[str, Any]] = [
@@ -239,7 +264,7 @@ def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[Module
             "kind": "Namespace",
             "metadata": {
                 "name": NAMESPACE,
-                "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"},
+                "labels": {**labels(), "pod-security.kubernetes.io/enforce": "privileged"},
             },
         }
     ]
@@ -247,7 +272,7 @@ def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[Module
         {
             "apiVersion": "v1",
             "kind": "ConfigMap",
-            "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels},
+            "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels()},
             "data": {key: LiteralScalarString(text) for key, text in chunk.items()},
         }
         for name, chunk in zip(names, chunks, strict=True)
@@ -293,7 +318,10 @@ def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[Module
                 "image": IMAGE,
                 "command": ["/bin/bash", "-c", LiteralScalarString(loop)],
                 "env": [
-                    {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                    {
+                        "name": "NODE_NAME",
+                        "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}},
+                    },
                     {"name": "INTERVAL", "value": str(INTERVAL)},
                 ],
                 "securityContext": {"privileged": True},
@@ -318,10 +346,10 @@ def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[Module
         {
             "apiVersion": "apps/v1",
             "kind": "DaemonSet",
-            "metadata": {"name": "lossless-roce", "namespace": NAMESPACE, "labels": labels},
+            "metadata": {"name": "lossless-roce", "namespace": NAMESPACE, "labels": labels()},
             "spec": {
                 "selector": {"matchLabels": {"app.kubernetes.io/name": "lossless-roce"}},
-                "template": {"metadata": {"labels": labels}, "spec": pod},
+                "template": {"metadata": {"labels": labels()}, "spec": pod},
             },
         }
     )
@@ -340,7 +368,7 @@ def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[Module
             namespace=NAMESPACE,
             image=IMAGE,
             commands=commands,
-            image_lacks=[name for name in commands if name not in IMAGE_HAS],
+            image_lacks=[name for name in commands if name not in nvidia.COMMANDS],
             documents=_yaml(documents).rstrip("\n"),
         )
     )
