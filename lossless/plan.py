@@ -291,12 +291,15 @@ class NicPlan:
     # the NIC's receive buffer sizes in bytes by buffer 0..7 and the buffer of each priority
     # 0..7 (`mlnx_qos` "Receive buffer size" line and PFC table "buffer" row), who runs DCBX
     # ("os" or "firmware", its "DCBX mode" line) and the firmware's non-volatile CNP class
-    # (mlxconfig CNP_DSCP_Pn and CNP_802P_PRIO_Pn, the value of the next boot)
+    # (mlxconfig CNP_DSCP_Pn and CNP_802P_PRIO_Pn, the value of the next boot);
     rx_buffers: list[int] | None = field(default=None, metadata=NOT_IN_JSON)
     prio2buffer: list[int] | None = field(default=None, metadata=NOT_IN_JSON)
     dcbx: str | None = field(default=None, metadata=NOT_IN_JSON)
     firmware_cnp_dscp: int | None = field(default=None, metadata=NOT_IN_JSON)
     firmware_cnp_priority: int | None = field(default=None, metadata=NOT_IN_JSON)
+    # the firmware's DCBX agent on and willing to take the switch's settings (mlxconfig
+    # LLDP_NB_DCBX_Pn and DCBX_WILLING_Pn both true; False if either is false)
+    firmware_dcbx_willing: bool | None = field(default=None, metadata=NOT_IN_JSON)
 
     def where(self, field_name: str) -> str:
         """FILE:LINE:COL of one setting (parsed state), else of the NIC."""

@@ -104,6 +104,18 @@ def _break_nic_link_pause(plan):
     _nic(plan).link_pause = True
 
 
+def _break_nic_rx_buffer(plan):
+    _nic(plan).prio2buffer = [0] * 8  # the PFC priority in the lossy priorities' buffer
+
+
+def _break_nic_dcbx(plan):
+    _nic(plan).dcbx = "firmware"
+
+
+def _break_nic_firmware_cnp(plan):
+    _nic(plan).firmware_cnp_dscp = 4  # NVIDIA operator roceOptimized
+
+
 def _break_ecn_missing(plan):
     _port(plan).ecn = []
 
@@ -207,6 +219,9 @@ CASES = {
     "LL133": (_break_nic_cnp_dscp, NIC_LINE),
     "LL134": (_break_nic_ecn, NIC_LINE),
     "LL135": (_break_nic_link_pause, NIC_LINE),
+    "LL136": (_break_nic_rx_buffer, NIC_LINE),
+    "LL137": (_break_nic_dcbx, NIC_LINE),
+    "LL138": (_break_nic_firmware_cnp, NIC_LINE),
 }
 
 

@@ -17,6 +17,19 @@ The folder of one NIC holds what collect-host-state.sh saves (templates/hosts/):
   NicPlan has no field for it). Paths are matched by their end, so a state saved under
   another sysfs root reads the same.
 * ethtool-pause.txt: `ethtool -a IF` ("RX: on|off", "TX: on|off").
+* mlxconfig.txt (optional: only where mlxconfig is installed; its absence is no LL211):
+  `mlxconfig -d PCI -e q CNP_DSCP_Pn CNP_802P_PRIO_Pn LLDP_NB_DCBX_Pn DCBX_WILLING_Pn` for
+  the NIC's port n, lines "[*] NAME DEFAULT CURRENT NEXT_BOOT" under a "Configurations:"
+  header (without -e only NEXT_BOOT); the last column, the value the firmware takes at every
+  boot, is read (format: the `mlxconfig -e q` outputs in Mellanox/nic-configuration-operator
+  queryMLXConfig tests and NVIDIA's UFM/SHARP notes, "Configurations: Default Current Next
+  Boot"). A file naming several ports is read for the lowest.
+
+The `mlnx_qos` report also gives the receive buffers (rx_buffers, prio2buffer): the
+"Receive buffer size (bytes): S0,..,S7,total_size=N|max_buffer_size=N" line and the PFC
+table's "buffer" row, each priority's buffer (mlnx_qos pretty_print; the sysfs
+qos/buffer_size and qos/prio2buffer files it reads are those of NVIDIA's "HowTo Tune Receive
+Buffers on Mellanox Adapter Cards"), and DCBX mode (dcbx: "os" or "firmware").
 
 What the files do not say stays None (a difference from the plan), never filled in from the
 plan. The plan only says where to look: the DSCP lossless expects RoCE on, if the state does
@@ -35,6 +48,7 @@ from lossless.plan import NicPlan
 from lossless.system.files import inside, read_config
 
 QOS_FILE, SYSFS_FILE, PAUSE_FILE = "mlnx_qos.txt", "sysfs.txt", "ethtool-pause.txt"
+MLXCONFIG_FILE = "mlxconfig.txt"  # optional: firmware settings, where mlxconfig is installed
 
 MAX_LINE = 1024  # longer lines are not state lines (bounded time on any input)
 MAX_BYTES = 4 * 1024 * 1024  # a report is a few kB; a larger file is not a saved state
@@ -42,6 +56,12 @@ _TRUST = re.compile(r"^Priority trust (?:state|mode):\s*(\S+)")
 _DSCP2PRIO = re.compile(r"^\s*prio:(\d)\s+dscp:([0-9,]*)\s*$")
 _CABLE = re.compile(r"^Cable len:\s*(\d+)")
 _PAUSE = re.compile(r"^(RX|TX):\s+(on|off)\b")
+_DCBX = re.compile(r"^DCBX mode:\s*(OS|Firmware) controlled\b")
+_RX_BUFFERS = re.compile(r"^Receive buffer size \(bytes\):\s*([0-9,]+)")
+_MLXCONFIG = re.compile(
+    r"^\*?\s+(CNP_DSCP|CNP_802P_PRIO|LLDP_NB_DCBX|DCBX_WILLING)_P(\d)\s+(\S.*)$"
+)
+_NVCONFIG_VALUE = re.compile(r"^(?:\w*\()?(\d+)\)?$")  # 48, True(1), _256KB(1)
 _SYSFS_KEYS = [
     ("mtu", re.compile(r"/class/net/[^/]+/mtu$")),
     ("speed", re.compile(r"/class/net/[^/]+/speed$")),
@@ -88,6 +108,12 @@ class _Reader:
                     dscp2prio.setdefault(int(dscp), (int(match[1]), source))
             elif match := _CABLE.match(line):
                 self.put("cable_len", match[1], source)
+            elif match := _DCBX.match(line):
+                self.put("dcbx", match[1].lower(), source)
+            elif match := _RX_BUFFERS.match(line):
+                sizes = [s for s in match[1].split(",") if s][:8]
+                if len(sizes) == 8:
+                    self.put("rx_buffers", ",".join(sizes), source)
             else:
                 words = line.split()
                 if words[:1] == ["priority"] and all(
@@ -98,7 +124,29 @@ class _Reader:
                     flags = words[1:]
                     enabled = [p for p, flag in zip(header, flags, strict=False) if flag == "1"]
                     self.put("pfc", ",".join(map(str, enabled)), source)
+                elif (
+                    words[:1] == ["buffer"]
+                    and len(words) - 1 == len(header) == 8
+                    and all(len(w) == 1 and w in "01234567" for w in words[1:])
+                ):
+                    by_priority = dict(zip(header, words[1:], strict=True))
+                    mapping = ",".join(by_priority.get(p, "") for p in range(8))
+                    if len(by_priority) == 8:
+                        self.put("prio2buffer", mapping, source)
         return dscp2prio
+
+    def read_mlxconfig(self) -> None:
+        """The firmware's next-boot CNP class and DCBX settings of the lowest port named."""
+        found: dict[int, dict[str, tuple[str, str]]] = {}
+        for line, source in self.lines(MLXCONFIG_FILE):
+            if match := _MLXCONFIG.match(line):
+                number = _NVCONFIG_VALUE.match(match[3].split()[-1])
+                if number:
+                    port = found.setdefault(int(match[2]), {})
+                    port.setdefault(match[1], (number[1], source))
+        if found:
+            for name, (value, source) in found[min(found)].items():
+                self.put(f"mlxconfig/{name}", value, source)
 
     def read_sysfs(self) -> None:
         for line, source in self.lines(SYSFS_FILE):
@@ -143,6 +191,7 @@ def parse_state(folder: Path, planned: NicPlan, root: Path | None = None) -> Nic
     dscp2prio = reader.read_qos()
     reader.read_sysfs()
     reader.read_pause()
+    reader.read_mlxconfig()
     values = reader.values
     state = NicPlan(
         server=planned.server,
@@ -203,4 +252,22 @@ def parse_state(folder: Path, planned: NicPlan, root: Path | None = None) -> Nic
         value = _number(take(f"dcqcn.{name}", f"ecn/{knob}"))
         if value is not None:
             state.dcqcn[name] = value
+    state.dcbx = take("dcbx", "dcbx")
+    state.rx_buffers = _numbers(take("rx_buffers", "rx_buffers"))
+    state.prio2buffer = _numbers(take("prio2buffer", "prio2buffer"))
+    state.firmware_cnp_dscp = _number(take("firmware_cnp_dscp", "mlxconfig/CNP_DSCP"))
+    state.firmware_cnp_priority = _number(take("firmware_cnp_priority", "mlxconfig/CNP_802P_PRIO"))
+    flags = [
+        _number(take(f"firmware_dcbx_{name.lower()}", f"mlxconfig/{name}"))
+        for name in ("LLDP_NB_DCBX", "DCBX_WILLING")
+    ]
+    if 0 in flags:
+        state.firmware_dcbx_willing = False
+    elif flags == [1, 1]:
+        state.firmware_dcbx_willing = True
     return state
+
+
+def _numbers(text: str | None) -> list[int] | None:
+    """ "1,2,3" -> [1, 2, 3]; None stays None."""
+    return None if text is None else [int(v) for v in text.split(",")]

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from lossless.lint.registry import Finding, computed_once, rule
 from lossless.plan import DevicePlan, FabricPlan, NicPlan, PortPlan, located
+from lossless.planner.headroom_ieee import pause_quanta
 from lossless.text.units import format_speed
 
 L2_OVERHEAD = 22  # Ethernet header 14 + FCS 4 + one VLAN tag 4
@@ -308,6 +309,189 @@ def host_no_link_pause(fabric: FabricPlan):
                 device,
                 fabric,
             )
+
+
+PAUSE_QUANTUM_BITS = 512  # IEEE 802.3 Annex 31B
+PFC_FRAME_BITS = 672  # a 64-byte PFC frame with preamble and gap (physics.md 2.1 item 2)
+FRAME_EXTRA_BITS = 160  # preamble and gap around a frame (physics.md 2.1 items 1 and 6)
+CABLE_BITS_PER_M_MBPS = 1 / 100  # 2 directions x 5 ns/m, per Mb/s of the link
+
+
+def rx_buffer_floor(speed_mbps: int, mtu: int, cable_m: float) -> int:
+    """Bytes a NIC's lossless receive buffer keeps receiving after it sends a PFC pause, with
+    no interface delays (not published for NICs): a frame it is sending delays the pause, the
+    pause itself, the cable both ways, the peer's response time and the frame the peer had
+    begun (docs/reference/physics.md 2.1 without item 3). A smaller buffer drops."""
+    frame_bits = 8 * (mtu + L2_OVERHEAD) + FRAME_EXTRA_BITS
+    quanta, _ = pause_quanta(speed_mbps)
+    bits = (
+        2 * frame_bits
+        + PFC_FRAME_BITS
+        + cable_m * speed_mbps * CABLE_BITS_PER_M_MBPS
+        + quanta * PAUSE_QUANTUM_BITS
+    )
+    return -(-int(bits) // 8)
+
+
+def _listed(values: list[int]) -> str:
+    return ", ".join(map(str, values))
+
+
+@rule(
+    "LL136",
+    "host-rx-buffer",
+    "error",
+    "fabric",
+    "docs/reference/physics.md 2.1; Linux mlx5 en/port_buffer.c update_buffer_lossy",
+    shares="nic_ends",
+)
+def host_rx_buffer(fabric: FabricPlan):
+    """Every PFC priority of the NIC is received into a buffer of its own that holds what
+    keeps arriving after the NIC pauses its peer. A lossless buffer that lossy priorities
+    share fills with traffic no pause stops, and drops the lossless priority's packets (the
+    mlx5 driver makes a buffer lossless when any of its priorities has PFC: Linux
+    drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c update_buffer_lossy). A buffer
+    smaller than the bytes still in flight after the pause drops them: the floor is physics.md
+    2.1's IEEE 802.1Qbb delay model without the interface delays (2 frames of the NIC's MTU,
+    the PFC frame, the cable both ways at 5 ns/m, the peer's response in pause quanta), a
+    lower bound. The mlx5 driver itself refuses, for buffers it sizes, a lossless buffer below
+    xoff + max MTU with xoff = (301 + 2.16 x cable m) x Gb/s + 2.72 x MTU (port_buffer.c
+    calculate_xoff, update_xoff_threshold); the firmware sizes them otherwise, by rules not
+    published, so that larger figure is not the floor. Only a host's saved state shows the
+    buffers (`mlnx_qos` report; NVIDIA "HowTo Tune Receive Buffers on Mellanox Adapter
+    Cards")."""
+    for nic, port, device in nic_ends(fabric):
+        mapping, pfc = nic.prio2buffer, nic.pfc_priorities
+        if mapping is None or not pfc:
+            continue
+        shared = []
+        for priority in sorted(pfc):
+            lossy = [q for q in range(8) if mapping[q] == mapping[priority] and q not in pfc]
+            if lossy:
+                shared.append(
+                    f"PFC priority {priority} shares receive buffer {mapping[priority]} with "
+                    f"lossy priorities {_listed(lossy)}"
+                )
+        if shared:
+            yield from _both_ends(
+                "LL136",
+                "; ".join(shared) + ": traffic no pause stops fills the lossless buffer and "
+                "drops lossless packets",
+                nic,
+                ("prio2buffer",),
+                port,
+                device,
+                fabric,
+            )
+        speed = nic.speed_mbps or port.speed_mbps
+        if nic.rx_buffers is None or not speed:
+            continue
+        mtu = nic.mtu or port.mtu or 1500
+        cable = port.cable_m if port.cable_m is not None else (nic.cable_m or 0)
+        floor = rx_buffer_floor(speed, mtu, cable)
+        small = [
+            f"PFC priority {p} is received into buffer {mapping[p]} of "
+            f"{nic.rx_buffers[mapping[p]]:,} B"
+            for p in sorted(pfc)
+            if nic.rx_buffers[mapping[p]] < floor
+        ]
+        if small:
+            yield from _both_ends(
+                "LL136",
+                "; ".join(small) + f", less than the {floor:,} B that still arrive after the "
+                f"NIC pauses its peer at {format_speed(speed)} over {cable:g} m with MTU {mtu}",
+                nic,
+                ("rx_buffers",),
+                port,
+                device,
+                fabric,
+            )
+
+
+@rule(
+    "LL137",
+    "host-dcbx-os",
+    "warning",
+    "fabric",
+    "Linux mlx5 en_dcbnl.c (net/mlx5e: Add DCBX control interface); mlnx_qos --dcbx",
+    shares="nic_ends",
+)
+def host_dcbx_os(fabric: FabricPlan):
+    """The host, not the NIC's firmware, controls DCBX on a NIC the host script configures
+    (`mlnx_qos -i IF --dcbx os`). In firmware-controlled mode, the mlx5 default, the firmware
+    reads and sends the DCBX TLVs itself (netdev, "net/mlx5: DCBX firmware controlled by
+    default"), and while its nvconfig has DCBX on and willing (mlxconfig LLDP_NB_DCBX_Pn,
+    DCBX_WILLING_Pn) it takes the PFC and ETS the switch advertises, overwriting what the
+    host set. Not flagged when the saved mlxconfig shows the firmware's DCBX off or not
+    willing."""
+    for nic, port, device in nic_ends(fabric):
+        if nic.dcbx != "firmware" or nic.firmware_dcbx_willing is False:
+            continue
+        known = " (mlxconfig: on and willing)" if nic.firmware_dcbx_willing else ""
+        yield from _both_ends(
+            "LL137",
+            "DCBX is firmware controlled on the NIC: its firmware's DCBX agent"
+            f"{known} can take the switch's PFC and ETS over the host's; `mlnx_qos -i "
+            f"{nic.name} --dcbx os` hands them to the host",
+            nic,
+            ("dcbx",),
+            port,
+            device,
+            fabric,
+            severity="warning",
+        )
+
+
+@rule(
+    "LL138",
+    "host-firmware-cnp-class",
+    "warning",
+    "fabric",
+    "mlxconfig CNP_DSCP_Pn, CNP_802P_PRIO_Pn; NVIDIA nic-configuration-operator roceOptimized",
+    shares="nic_ends",
+)
+def host_firmware_cnp_class(fabric: FabricPlan):
+    """The CNP class the NIC's firmware keeps in non-volatile memory (mlxconfig CNP_DSCP_Pn,
+    CNP_802P_PRIO_Pn, the value of the next boot) is the switch's CNP class: it is what the
+    NIC sends after every boot until something sets the driver's ecn/roce_np knobs, and for
+    good on a driver without them (the inbox mlx5). NVIDIA's nic-configuration-operator
+    `roceOptimized` writes CNP_DSCP_P1=4 and CNP_802P_PRIO_P1=6 (its README), which a fabric
+    whose CNP class is DSCP 48 does not expect. A warning while the running driver's knob
+    (sysfs cnp_dscp) is read from the state, since the host script sets it after boot; an
+    error without it."""
+    for nic, port, device in nic_ends(fabric):
+        differs = []
+        if nic.firmware_cnp_dscp is not None and nic.firmware_cnp_dscp != device.cnp_dscp:
+            differs.append(
+                f"DSCP {nic.firmware_cnp_dscp} (the switch's CNP DSCP is {device.cnp_dscp})"
+            )
+        if (
+            nic.firmware_cnp_priority is not None
+            and nic.firmware_cnp_priority != device.cnp_priority
+        ):
+            differs.append(
+                f"priority {nic.firmware_cnp_priority} (the switch's CNP priority "
+                f"is {device.cnp_priority})"
+            )
+        if not differs:
+            continue
+        runtime = nic.cnp_dscp is not None
+        yield from _both_ends(
+            "LL138",
+            "after every boot the NIC's firmware sends CNPs with "
+            + " and ".join(differs)
+            + (
+                " until the host script sets the driver's CNP class"
+                if runtime
+                else ", and no driver knob overrides it"
+            ),
+            nic,
+            ("firmware_cnp_dscp", "firmware_cnp_priority"),
+            port,
+            device,
+            fabric,
+            severity="warning" if runtime else "error",
+        )
 
 
 @rule("LL210", "host-drift", "error", "config", "design.md: the plan is the intent")

@@ -2,7 +2,7 @@
 
 DIR holds what collect-host-state.sh saves: DIR/<server>/<interface>/ (see
 lossless/vendors/nvidia_state.py). Each NIC's state is read into a NicPlan that replaces
-the planned one, so the host rules (LL109, LL130-LL135) compare the NIC as it is with the
+the planned one, so the host rules (LL109, LL130-LL138) compare the NIC as it is with the
 switch port at the other end of its cable; every setting that differs from the plan is LL210
 host drift, at the file and line it was read from. A NIC's state without one of its files
 (sysfs.txt, say) is one LL211 for the NIC naming the settings left unchecked.

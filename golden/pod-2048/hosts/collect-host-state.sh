@@ -10,6 +10,11 @@
 #                      RoCE traffic class (MLNX_OFED tc/1/traffic_class) and the RDMA-CM default
 #                      ToS (`cma_roce_tos -d DEV`, which prints it when given no -t)
 #   ethtool-pause.txt  what `ethtool -a INTERFACE` prints (802.3x pause)
+#   mlxconfig.txt      where mlxconfig (NVIDIA MFT) is installed: what `mlxconfig -d PCI -e q`
+#                      prints of the firmware's CNP class and DCBX settings of the interface's
+#                      port (CNP_DSCP_Pn CNP_802P_PRIO_Pn LLDP_NB_DCBX_Pn DCBX_WILLING_Pn; n is
+#                      2 for PCI function 1 of a dual-port card, else 1); without mlxconfig
+#                      the file is left out (and an older one removed)
 # SERVER is the name the inventory gives this host (default: the short host name). Without
 # INTERFACEs it saves every interface whose RDMA device is driven by mlx5_core. It changes
 # nothing on the host; run it as root (mlnx_qos and cma_roce_tos need root).
@@ -103,6 +108,23 @@ for interface in "$@"; do
     enter "$interface"
     { mlnx_qos -i "$interface" 2>&1 || true; } | save mlnx_qos.txt
     { ethtool -a "$interface" 2>&1 || true; } | save ethtool-pause.txt
+    pci=""  # the PCI address the interface's device link names (0000:18:00.1)
+    if [ -L "$SYS/class/net/$interface/device" ]; then
+      pci=$(readlink "$SYS/class/net/$interface/device" || true)
+      pci=${pci##*/}
+    fi
+    if [ -n "$pci" ] && command -v mlxconfig >/dev/null 2>&1; then
+      case $pci in
+        *.1) port=2 ;;
+        *) port=1 ;;
+      esac
+      {
+        mlxconfig -d "$pci" -e q "CNP_DSCP_P$port" "CNP_802P_PRIO_P$port" \
+          "LLDP_NB_DCBX_P$port" "DCBX_WILLING_P$port" 2>&1 || true
+      } | save mlxconfig.txt
+    else
+      rm -f -- ./mlxconfig.txt
+    fi
     {
       grep -s -H . "$SYS/class/net/$interface/mtu" "$SYS/class/net/$interface/speed" || true
       grep -s -r -H . "$SYS/class/net/$interface/ecn" || true
