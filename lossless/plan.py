@@ -292,14 +292,17 @@ class NicPlan:
     # 0..7 (`mlnx_qos` "Receive buffer size" line and PFC table "buffer" row), who runs DCBX
     # ("os" or "firmware", its "DCBX mode" line) and the firmware's non-volatile CNP class
     # (mlxconfig CNP_DSCP_Pn and CNP_802P_PRIO_Pn, the value of the next boot);
-    rx_buffers: list[int] | None = field(default=None, metadata=NOT_IN_JSON)
-    prio2buffer: list[int] | None = field(default=None, metadata=NOT_IN_JSON)
-    dcbx: str | None = field(default=None, metadata=NOT_IN_JSON)
-    firmware_cnp_dscp: int | None = field(default=None, metadata=NOT_IN_JSON)
-    firmware_cnp_priority: int | None = field(default=None, metadata=NOT_IN_JSON)
+    rx_buffers: list[int] | None = None
+    prio2buffer: list[int] | None = None
+    dcbx: str | None = None
+    firmware_cnp_dscp: int | None = None
+    firmware_cnp_priority: int | None = None
     # the firmware's DCBX agent on and willing to take the switch's settings (mlxconfig
     # LLDP_NB_DCBX_Pn and DCBX_WILLING_Pn both true; False if either is false)
-    firmware_dcbx_willing: bool | None = field(default=None, metadata=NOT_IN_JSON)
+    firmware_dcbx_willing: bool | None = None
+    # the RDMA device of the interface (mlx5_0 of eth0), for NCCL_IB_HCA: the inventory's NIC
+    # key rdma_device; None: not known
+    rdma_device: str | None = None
 
     def where(self, field_name: str) -> str:
         """FILE:LINE:COL of one setting (parsed state), else of the NIC."""

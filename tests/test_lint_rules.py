@@ -116,6 +116,10 @@ def _break_nic_firmware_cnp(plan):
     _nic(plan).firmware_cnp_dscp = 4  # NVIDIA operator roceOptimized
 
 
+def _break_nic_mtu(plan):
+    _nic(plan).mtu = 4150  # path MTU 2048
+
+
 def _break_ecn_missing(plan):
     _port(plan).ecn = []
 
@@ -222,6 +226,7 @@ CASES = {
     "LL136": (_break_nic_rx_buffer, NIC_LINE),
     "LL137": (_break_nic_dcbx, NIC_LINE),
     "LL138": (_break_nic_firmware_cnp, NIC_LINE),
+    "LL139": (_break_nic_mtu, NIC_LINE),
 }
 
 

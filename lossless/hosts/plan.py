@@ -90,6 +90,7 @@ def _host_values(settings: dict[str, Any]) -> tuple[dict[str, Any], list[int], d
         "ecn_rp": settings["ecn"]["rp"],
         "gid_index": settings["gid_index"],
         "sriov_vfs": settings["sriov_vfs"],
+        "rdma_device": settings.get("rdma_device"),  # a NIC's own key: no default
     }
     return (
         plain,

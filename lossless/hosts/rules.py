@@ -312,8 +312,12 @@ def host_no_link_pause(fabric: FabricPlan):
 
 
 PAUSE_QUANTUM_BITS = 512  # IEEE 802.3 Annex 31B
-PFC_FRAME_BITS = 672  # a 64-byte PFC frame with preamble and gap (physics.md 2.1 item 2)
-FRAME_EXTRA_BITS = 160  # preamble and gap around a frame (physics.md 2.1 items 1 and 6)
+PFC_FRAME_BITS = (
+    672  # a 64-byte PFC frame with preamble and gap (docs/reference/physics.md 2.1 item 2)
+)
+FRAME_EXTRA_BITS = (
+    160  # preamble and gap around a frame (docs/reference/physics.md 2.1 items 1 and 6)
+)
 CABLE_BITS_PER_M_MBPS = 1 / 100  # 2 directions x 5 ns/m, per Mb/s of the link
 
 
@@ -351,15 +355,15 @@ def host_rx_buffer(fabric: FabricPlan):
     share fills with traffic no pause stops, and drops the lossless priority's packets (the
     mlx5 driver makes a buffer lossless when any of its priorities has PFC: Linux
     drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c update_buffer_lossy). A buffer
-    smaller than the bytes still in flight after the pause drops them: the floor is physics.md
-    2.1's IEEE 802.1Qbb delay model without the interface delays (2 frames of the NIC's MTU,
-    the PFC frame, the cable both ways at 5 ns/m, the peer's response in pause quanta), a
-    lower bound. The mlx5 driver itself refuses, for buffers it sizes, a lossless buffer below
-    xoff + max MTU with xoff = (301 + 2.16 x cable m) x Gb/s + 2.72 x MTU (port_buffer.c
-    calculate_xoff, update_xoff_threshold); the firmware sizes them otherwise, by rules not
-    published, so that larger figure is not the floor. Only a host's saved state shows the
-    buffers (`mlnx_qos` report; NVIDIA "HowTo Tune Receive Buffers on Mellanox Adapter
-    Cards")."""
+    smaller than the bytes still in flight after the pause drops them: the floor is
+    docs/reference/physics.md 2.1's IEEE 802.1Qbb delay model without the interface delays
+    (2 frames of the NIC's MTU, the PFC frame, the cable both ways at 5 ns/m, the peer's
+    response in pause quanta), a lower bound. The mlx5 driver itself refuses, for buffers it
+    sizes, a lossless buffer below xoff + max MTU with xoff = (301 + 2.16 x cable m) x Gb/s
+    + 2.72 x MTU (port_buffer.c calculate_xoff, update_xoff_threshold); the firmware sizes
+    them otherwise, by rules not published, so that larger figure is not the floor. Only a
+    host's saved state shows the buffers (`mlnx_qos` report; NVIDIA "HowTo Tune Receive
+    Buffers on Mellanox Adapter Cards")."""
     for nic, port, device in nic_ends(fabric):
         mapping, pfc = nic.prio2buffer, nic.pfc_priorities
         if mapping is None or not pfc:
@@ -491,6 +495,50 @@ def host_firmware_cnp_class(fabric: FabricPlan):
             device,
             fabric,
             severity="warning" if runtime else "error",
+        )
+
+
+# The headers the Linux RDMA core takes off an interface MTU for RoCE (include/rdma/ib_addr.h
+# iboe_get_mtu): GRH/IPv6 40, UDP 8, BTH 12, XRC 4, AtomicETH 28 (the largest header after
+# the BTH), ICRC 4. 12 B more than LL118's 4180, which counts RETH and ImmDt instead.
+ROCE_HEADERS = 40 + 8 + 12 + 4 + 28 + 4
+ROCE_PATH_MTUS = (4096, 2048, 1024, 512, 256)  # the IB MTUs (enum ib_mtu)
+
+
+def roce_path_mtu(ip_mtu: int) -> int:
+    """The RoCE path MTU an interface MTU gives: the largest IB MTU that fits with the headers
+    (iboe_get_mtu; 0 below 352, where RoCE has no path MTU)."""
+    return next((p for p in ROCE_PATH_MTUS if ip_mtu >= p + ROCE_HEADERS), 0)
+
+
+@rule(
+    "LL139",
+    "host-roce-path-mtu",
+    "warning",
+    "fabric",
+    "docs/reference/physics.md 4 rule 13; Linux include/rdma/ib_addr.h iboe_get_mtu",
+    shares="nic_ends",
+)
+def host_roce_path_mtu(fabric: FabricPlan):
+    """The NIC's MTU carries a 4096-byte RoCE payload. The Linux RDMA core gives a RoCE port
+    the largest IB MTU (4096, 2048, 1024 ...) that fits in the interface MTU less 96 B of
+    headers (include/rdma/ib_addr.h iboe_get_mtu: IPv6/GRH 40, UDP 8, BTH 12, XRC 4,
+    AtomicETH 28, ICRC 4), so an interface MTU below 4192 runs RDMA at path MTU 2048 (or
+    less): more packets and headers for the same data, and QPs that ask for 4096 (NCCL,
+    perftest) get the smaller MTU. One finding per NIC, at the line that states its MTU (its
+    saved state when read from a host), on its switch port."""
+    for nic, port, device in nic_ends(fabric):
+        if not nic.mtu or nic.mtu >= 4096 + ROCE_HEADERS:
+            continue
+        yield Finding(
+            nic.where("mtu"),
+            "LL139",
+            "warning",
+            f"NIC {nic.server}:{nic.name} MTU {nic.mtu} cannot carry a 4096-byte RoCE payload "
+            f"(needs {4096 + ROCE_HEADERS} with the RoCE headers): RDMA runs at path MTU "
+            f"{roce_path_mtu(nic.mtu)}",
+            device.name,
+            port.name,
         )
 
 

@@ -50,7 +50,17 @@ MAX_EXPANDED_NAMES = 4_000_000  # every name a range gives, counted over the who
 
 # Keys of a NIC spec that are host settings (schema host_settings): the planner merges them
 # over what the NIC inherits from its switch port.
-HOST_SETTINGS = ("roce", "pfc_priorities", "trust", "mtu", "ecn", "dcqcn", "gid_index", "sriov_vfs")
+HOST_SETTINGS = (
+    "roce",
+    "pfc_priorities",
+    "trust",
+    "mtu",
+    "ecn",
+    "dcqcn",
+    "gid_index",
+    "sriov_vfs",
+    "rdma_device",  # on a NIC only (schema nic)
+)
 
 # Default length of a cable type is the longest that type reaches, so that a link written
 # with a type never gets less headroom than the real cable needs (docs/reference/physics.md 6).

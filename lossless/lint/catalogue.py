@@ -16,7 +16,7 @@ from lossless.text.lists import comma_separated
 
 # The modules that define rules, in the order lint() takes their rules (its worker processes
 # take the heavy shared computations in this order: a switch's port groups, the deadlock
-# analysis, the NIC ends): the switch rules; LL140-LL142; LL109, LL130-LL135, LL210-LL211
+# analysis, the NIC ends): the switch rules; LL140-LL142; LL109, LL130-LL139, LL210-LL211
 RULE_MODULES = (switch_rules, deadlock_rules, host_rules)
 
 
