@@ -94,6 +94,8 @@ def _hardware(asic: str | None, platform: str | None) -> ModelMatch | None:
 def _print_assumed(plan: FabricPlan) -> None:
     """What a config linted alone was judged for that it does not say, on stderr (stdout may
     be a SARIF or JSON report): the hosts' DSCPs, the hardware and where it came from."""
+    from lossless.asics import catalogue
+
     for device in plan.devices.values():
         roce, cnp = device.assumed.get("roce_dscp"), device.assumed.get("cnp_dscp")
         if roce or cnp:
@@ -114,18 +116,12 @@ def _print_assumed(plan: FabricPlan) -> None:
             )
         if "asic" in device.assumed:
             print(printable(f"note: ASIC {device.assumed['asic']}"), file=sys.stderr)
-        elif device.asic not in _catalogue_names():
+        elif device.asic not in catalogue():
             print(
                 "note: the config does not name its hardware: ECN and headroom are judged "
                 "against every supported ASIC (--asic or --platform judges them exactly)",
                 file=sys.stderr,
             )
-
-
-def _catalogue_names() -> set[str]:
-    from lossless.asics import catalogue
-
-    return set(catalogue())
 
 
 def ci_command(args: argparse.Namespace) -> int:
