@@ -2,8 +2,8 @@
 an exit code: 0 clean, 1 findings (lint errors, drift, changes where asked), 2 bad input or
 usage (a message naming FILE:LINE:COL, never a traceback), 3 internal error (a bug: one line).
 
-The commands live in one module per group (inventory, plan, render, lint, report, deploy,
-completion); each holds no domain logic: it checks its arguments, calls the library and
+The commands live in one module per group (inventory, plan, render, lint, report, export,
+deploy, completion); each holds no domain logic: it checks its arguments, calls the library and
 prints. A command's module is imported when it runs, so `--help` and `--version` start fast.
 """
 
@@ -29,6 +29,7 @@ COMMANDS = {
     "ci": ("lint", "ci_command"),
     "rules": ("lint", "rules_command"),
     "report": ("report", "report_command"),
+    "export": ("export", "export_command"),
     "diff": ("deploy", "diff_command"),
     "push": ("deploy", "push_command"),
     "completion": ("completion", "completion_command"),

@@ -285,6 +285,25 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("name", choices=["inventory", "plan"])
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default stdout)")
 
+    export = commands.add_parser(
+        "export",
+        help="write the plan as another tool's input: anta, an Arista ANTA test catalog "
+        "(YAML) for the EOS devices",
+    )
+    export.add_argument("target", choices=["anta"])
+    export.add_argument("inventory")
+    export.add_argument(
+        "-o", "--output", metavar="FILE", help="write it to FILE (default or '-': stdout)"
+    )
+    export.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices (non-EOS ones are skipped): names, comma lists or ranges "
+        "like leaf[01:04] (repeatable)",
+    )
+
     completion = commands.add_parser(
         "completion",
         help="print a shell completion script",
