@@ -12,6 +12,7 @@ from pathlib import Path
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
 from lossless.model import Inventory
+from lossless.text.printable import printable
 
 
 def inventory_path(args: argparse.Namespace, command: str) -> str:
@@ -20,7 +21,7 @@ def inventory_path(args: argparse.Namespace, command: str) -> str:
         from lossless.inventory.discover import the_inventory
 
         args.inventory = the_inventory(command)
-        print(f"lossless {command}: inventory {args.inventory}", file=sys.stderr)
+        print(printable(f"lossless {command}: inventory {args.inventory}"), file=sys.stderr)
     path: str = args.inventory
     return path
 

@@ -26,6 +26,7 @@ from lossless.hosts.values import describe, traffic_class
 from lossless.hosts.vendors import INTERFACE_NAME, host_vendor
 from lossless.plan import FabricPlan, NicPlan
 from lossless.system.resources import resource_path
+from lossless.text.grammar import first_few
 from lossless.vendors.grouping import group
 from lossless.vendors.rendering import environment
 
@@ -182,8 +183,7 @@ def render_hosts(fabric: FabricPlan, servers: list[str] | None = None) -> HostFi
     if problems:
         raise InputError(problems)
     for model, (reason, where) in unsupported.items():
-        shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
-        result.notes.insert(0, f"not supported: {model} ({shown}): {reason}")
+        result.notes.insert(0, f"not supported: {model} ({first_few(where, 4)}): {reason}")
     if result.files:
         result.files[COLLECTOR] = resource_path("templates", "hosts", COLLECTOR).read_text()
     if scripts:
@@ -355,7 +355,7 @@ def _daemonset(fabric: FabricPlan, scripts: dict[str, str], vendors: list[Module
     )
     commands = sorted({name for module in vendors for name in module.COMMANDS})
     servers = sorted(scripts)
-    shown = ", ".join(servers[:4]) + (f" and {len(servers) - 4} more" if len(servers) > 4 else "")
+    shown = first_few(servers, 4)
     return (
         environment()
         .get_template("hosts/reapply-daemonset.yaml.j2")

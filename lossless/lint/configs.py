@@ -16,7 +16,7 @@ from lossless.asics import catalogue
 from lossless.asics.models import ModelMatch
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
-from lossless.plan import DevicePlan, FabricPlan, replaced
+from lossless.plan import DevicePlan, EcnPlan, FabricPlan, replaced
 from lossless.planner.pfc_trigger import config_trigger
 from lossless.system.files import read_config
 from lossless.system.parallel import ordered_map
@@ -26,6 +26,19 @@ from lossless.vendors.rendering import render_device
 from lossless.vendors.skeleton import skeleton_device
 from lossless.vendors.untrusted import parse_config, parse_config_file
 from lossless.vendors.vendor import Vendor
+
+
+def _judged(ecn: EcnPlan, trigger_bytes: int, queue_trigger_bytes: int | None) -> EcnPlan:
+    """A parsed ECN (which a config states without the PFC trigger) against the trigger T and
+    the queue's share T/f: whether it marks before PFC fires."""
+    limit = queue_trigger_bytes or trigger_bytes
+    return replaced(
+        ecn,
+        pfc_trigger_bytes=trigger_bytes,
+        queue_trigger_bytes=queue_trigger_bytes,
+        min_below_trigger=ecn.min_bytes < limit,
+        max_below_trigger=ecn.max_bytes <= limit,
+    )
 
 
 def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None:
@@ -38,14 +51,7 @@ def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None
         for index, ecn in enumerate(port.ecn):
             plan = planned_ecn.get(ecn.queue)
             if ecn.pfc_trigger_bytes is None and plan and plan.pfc_trigger_bytes is not None:
-                limit = plan.queue_trigger_bytes or plan.pfc_trigger_bytes
-                port.ecn[index] = replaced(
-                    ecn,
-                    pfc_trigger_bytes=plan.pfc_trigger_bytes,
-                    queue_trigger_bytes=plan.queue_trigger_bytes,  # T/f: the queue's limit
-                    min_below_trigger=ecn.min_bytes < limit,
-                    max_below_trigger=ecn.max_bytes <= limit,
-                )
+                port.ecn[index] = _judged(ecn, plan.pfc_trigger_bytes, plan.queue_trigger_bytes)
 
 
 def fabric_from_configs(
@@ -154,18 +160,11 @@ def _judge_trigger(device: DevicePlan) -> None:
     )
     if trigger is None or trigger.plan.queue_trigger_bytes is None:
         return
-    device.pfc_trigger = trigger.plan
-    limit = trigger.plan.queue_trigger_bytes
+    device.pfc_trigger = plan = trigger.plan
     for port in device.ports.values():
         port.ecn = [
             ecn
-            if ecn.pfc_trigger_bytes is not None
-            else replaced(
-                ecn,
-                pfc_trigger_bytes=trigger.plan.trigger_bytes,
-                queue_trigger_bytes=limit,
-                min_below_trigger=ecn.min_bytes < limit,
-                max_below_trigger=ecn.max_bytes <= limit,
-            )
+            if ecn.pfc_trigger_bytes is not None or plan.trigger_bytes is None
+            else _judged(ecn, plan.trigger_bytes, plan.queue_trigger_bytes)
             for ecn in port.ecn
         ]

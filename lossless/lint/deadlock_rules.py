@@ -6,6 +6,7 @@ from __future__ import annotations
 from lossless.lint.registry import Finding, computed_once, rule
 from lossless.plan import FabricPlan
 from lossless.planner.deadlock import Channel, DeadlockReport, Failure, check_deadlock
+from lossless.text.grammar import first_few
 
 SOURCE = "Hu et al., HotNets 2016 (cyclic buffer dependency); Guo et al., SIGCOMM 2016"
 
@@ -53,8 +54,7 @@ def _failed_at(fabric: FabricPlan, failure: Failure) -> str:
 
 
 def _named(names: list[str]) -> str:
-    more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
-    return ", ".join(names[:NAMED]) + more
+    return first_few(names, NAMED)
 
 
 def _incomplete(report: DeadlockReport) -> str:

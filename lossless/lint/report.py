@@ -22,7 +22,7 @@ from lossless import __version__
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.registry import Finding
 from lossless.lint.runner import SHOWN_SUBJECTS, LintResult, Suppressed
-from lossless.text.grammar import plural
+from lossless.text.grammar import first_few, plural
 from lossless.text.printable import inert_json, printable
 
 RULES = registered_rules()  # every rule, by ID
@@ -275,8 +275,7 @@ def suppressed_line(entry: Suppressed) -> str:
             noun = "devices"
         else:
             noun = "findings"
-        more = len(subjects) - SHOWN_SUBJECTS
-        shown = ", ".join(subjects[:SHOWN_SUBJECTS]) + (f" and {more:,} more" if more > 0 else "")
+        shown = first_few(subjects, SHOWN_SUBJECTS, thousands=True)
         line += f" on {len(subjects):,} {noun} ({shown})"
     elif findings[0].device:
         line += f" on {subjects[0]}"

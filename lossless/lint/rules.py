@@ -13,6 +13,7 @@ from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, located
 from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.planner.pfc_trigger import loosest_trigger
+from lossless.text.grammar import first_few, plural
 from lossless.text.units import format_speed, whole_metres
 from lossless.vendors.registry import OS_NAMES, asic_vendors, max_mtu, vendor_for
 
@@ -545,9 +546,7 @@ def _priority_words(priorities: list[int]) -> str:
 
 
 def _ports_text(names: list[str]) -> str:
-    shown = ", ".join(names[:3])
-    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-    return f"{len(names)} port{'s' if len(names) > 1 else ''}: {shown}{more}"
+    return f"{plural(len(names), 'port')}: {first_few(names, 3)}"
 
 
 @rule(

@@ -10,6 +10,7 @@ from lossless.lint.catalogue import registered_rules, resolve_rules
 from lossless.lint.registry import Finding, Rule, computed_once, computing_once, finding_of
 from lossless.plan import FabricPlan, PortPlan, located, shared_parts
 from lossless.system.parallel import ordered_map
+from lossless.text.grammar import first_few
 
 
 def _settings_key(port: PortPlan) -> tuple:
@@ -166,15 +167,8 @@ def lint(
 
 
 def _cause(finding: Finding) -> tuple:
-    """A finding but for where it points."""
-    return (
-        finding.rule,
-        finding.severity,
-        finding.message,
-        finding.device,
-        finding.port,
-        finding.devices,
-    )
+    """A finding but for where it points: its order without the source."""
+    return _order(finding)[1:]
 
 
 def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
@@ -247,9 +241,7 @@ def one_per_cause(findings: list[Finding]) -> list[Finding]:
             (f.port or "") if len(devices) == 1 else ":".join(x for x in (f.device, f.port) if x)
             for f in group
         ]
-        shown = ", ".join(subjects[:SHOWN_SUBJECTS])
-        more = len(subjects) - SHOWN_SUBJECTS
-        where = f"{shown} and {more} more" if more > 0 else shown
+        where = first_few(subjects, SHOWN_SUBJECTS)
         merged.append(
             Finding(
                 first.source,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lossless.plan import DevicePlan
+from lossless.text.grammar import first_few
 from lossless.vendors.registry import not_expressed
 
 
@@ -17,7 +18,6 @@ def not_expressed_lines(devices: Iterable[DevicePlan]) -> list[str]:
             groups.setdefault((device.os, values), []).append(device.name)
     lines = []
     for (os_name, values), names in groups.items():
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        lines.append(f"not expressed in {os_name} config ({shown}):")
+        lines.append(f"not expressed in {os_name} config ({first_few(names, 5)}):")
         lines += [f"  {what}: {why}" for what, why in values]
     return lines

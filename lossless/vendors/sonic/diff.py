@@ -386,9 +386,14 @@ def _refusal(scope: _Scope, table: str, key: str, entry_ops: list[dict[str, Any]
 
 def _by_hand(table: str, key: str, entry_ops: list[dict[str, Any]]) -> str:
     """The CONFIG_DB commands that make an entry's held-back changes, outside the patch."""
+    # every word quoted: a removed field's name comes from the running config
     entry = shlex.quote(f"{table}|{key}")
-    sets = [f"{op['path'].rsplit('/', 1)[1]} {op['value']}" for op in entry_ops if "value" in op]
-    gone = [op["path"].rsplit("/", 1)[1] for op in entry_ops if "value" not in op]
+    sets = [
+        f"{shlex.quote(op['path'].rsplit('/', 1)[1])} {shlex.quote(str(op['value']))}"
+        for op in entry_ops
+        if "value" in op
+    ]
+    gone = [shlex.quote(op["path"].rsplit("/", 1)[1]) for op in entry_ops if "value" not in op]
     commands = [f"sudo sonic-db-cli CONFIG_DB hset {entry} {' '.join(sets)}"] if sets else []
     commands += [f"sudo sonic-db-cli CONFIG_DB hdel {entry} {' '.join(gone)}"] if gone else []
     return (
