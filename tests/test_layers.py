@@ -29,6 +29,7 @@ LAYERS = {
     "lossless.inventory": 1,
     "lossless.model": 1,
     "lossless.plan": 1,
+    "lossless.observed": 1,
     "lossless.asics": 1,
     # the numbers
     "lossless.planner": 2,
@@ -41,6 +42,7 @@ LAYERS = {
     "lossless.hosts.rules": 4,  # the host rules and host-state lint are lint
     "lossless.hosts.state": 4,
     "lossless.report": 4,
+    "lossless.verify": 4,
     "lossless.deploy": 4,
     # the command line
     "lossless.cli": 5,

@@ -17,6 +17,7 @@ failed post-check rolls back. Any failure before the commit discards the candida
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,14 +37,19 @@ from lossless.deploy.order import (
     broken_links,
     change_order,
     push_batches,
+    wave_batches,
 )
 from lossless.errors import InputError, UsageError
 from lossless.lint.drift import drift
+from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside
+from lossless.text.grammar import plural
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
 from lossless.vendors.untrusted import diff_text, parse_config
+from lossless.verify.collect import Snapshot, commands, snapshot_from_outputs
+from lossless.verify.judge import judge
 
 # drivers with revert_in + confirm_commit (docs/reference/ecosystem.md 1)
 COMMIT_CONFIRM = {"eos", "junos"}
@@ -83,6 +89,9 @@ class LiveResult:
     message: str = ""
     changes: list[Any] = field(default_factory=list)  # lossless's diff of the running config
     impacts: list[ChangeImpact] = field(default_factory=list)  # per change of `changes`
+    # `verify --live` and push's gate: the show outputs read (stem -> text), and when
+    outputs: dict[str, str] = field(default_factory=dict)
+    read_at: float | None = None
 
     @property
     def failed(self) -> bool:
@@ -100,6 +109,48 @@ class LiveResult:
         }
 
 
+# What napalm's rollback() restores, per driver (napalm 5: eos.py, junos.py, nxos.py)
+ROLLBACK = {
+    "eos": "`configure replace flash:rollback-0` (the config before the commit)",
+    "junos": "`rollback 1` and commit",
+    "nxos": "`rollback running-config file rollback_config.txt` (napalm's checkpoint from "
+    "before the commit)",
+}
+
+
+@dataclass(frozen=True)
+class PushGate:
+    """Push waves gated on `verify`: after each wave, wait `settle_s`, read the state of
+    every device changed so far and judge it against the baseline read before the push; an
+    error stops the rollout (and with `rollback`, rolls the changed devices back)."""
+
+    settle_s: float
+    rollback: bool = False
+    sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass
+class GateResult:
+    wave: int
+    devices: list[str]  # the devices judged: every device changed so far
+    errors: list[Finding]
+
+    @property
+    def passed(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "wave": self.wave,
+            "devices": self.devices,
+            "passed": self.passed,
+            "errors": [
+                {"rule": f.rule, "device": f.device, "port": f.port, "message": f.message}
+                for f in self.errors
+            ],
+        }
+
+
 @dataclass
 class PushPlan:
     """The change order of the pushed devices and the batches that follow it."""
@@ -108,12 +159,34 @@ class PushPlan:
     batches: list[list[str]]
     canary: int
     batch_size: int
+    waves: list[int] | None = None  # `--wave` sizes: the batches are waves
+    gates: list[GateResult] = field(default_factory=list)
+    rollback: list[str] = field(default_factory=list)  # how to roll back after a failed gate
+
+    @property
+    def gate_failed(self) -> bool:
+        return any(not g.passed for g in self.gates)
 
     def lines(self) -> list[str]:
-        return self.order.lines() + batch_lines(self.batches, self.canary, self.batch_size)
+        lines = self.order.lines() + batch_lines(
+            self.batches, self.canary, self.batch_size, self.waves
+        )
+        for gate in self.gates:
+            verdict = "passed" if gate.passed else f"FAILED ({plural(len(gate.errors), 'error')})"
+            lines.append(f"gate after wave {gate.wave} ({', '.join(gate.devices)}): {verdict}")
+            lines += [
+                f"  {f.rule} {':'.join(x for x in (f.device, f.port) if x)}: {f.message}"
+                for f in gate.errors
+            ]
+        return lines + self.rollback
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.order.to_dict(), "batches": self.batches}
+        return {
+            **self.order.to_dict(),
+            "batches": self.batches,
+            "gates": [g.to_dict() for g in self.gates],
+            "rollback": self.rollback,
+        }
 
 
 def live_order(plan: FabricPlan, results: list[LiveResult]) -> ChangeOrder:
@@ -150,7 +223,7 @@ class Deployer:
         self.mock_dir = mock_dir
         self.workers = workers
 
-    def _nornir(self, devices: list[DevicePlan]) -> Nornir:
+    def _nornir(self, devices: list[DevicePlan], mock_folder: str = "") -> Nornir:
         ConnectionPluginRegister.auto_register()  # nornir_napalm's "napalm" connection
         hosts = {}
         for device in devices:
@@ -163,7 +236,8 @@ class Deployer:
             platform = napalm_driver(device)
             if self.mock_dir:
                 platform = MOCK_DRIVER
-                optional_args = {"path": str(inside(Path(self.mock_dir), device.name, "--mock"))}
+                path = inside(Path(self.mock_dir), device.name, "--mock")
+                optional_args = {"path": str(path / mock_folder if mock_folder else path)}
             hosts[device.name] = Host(
                 name=device.name,
                 hostname=device.mgmt or device.name,
@@ -182,6 +256,7 @@ class Deployer:
         devices: list[DevicePlan],
         work: Callable[[Any, DevicePlan], LiveResult],
         progress: Callable[[str], None],
+        mock_folder: str = "",
     ) -> list[LiveResult]:
         by_name = {d.name: d for d in devices}
 
@@ -200,7 +275,7 @@ class Deployer:
             progress(device.name)
             return result
 
-        aggregated = self._nornir(devices).run(task=task, on_failed=True)
+        aggregated = self._nornir(devices, mock_folder).run(task=task, on_failed=True)
         results = []
         for device in devices:
             multi = aggregated[device.name]
@@ -238,6 +313,53 @@ class Deployer:
         done = {r.device: r for r in self._run(supported, work, progress)} if supported else {}
         return [done.get(d.name) or _no_driver(d) for d in devices]
 
+    # -- operational state (verify) -----------------------------------------------------
+
+    def read_state(
+        self, devices: list[DevicePlan], progress: Callable[[str], None], reading: int = 0
+    ) -> Snapshot:
+        """Each device's show outputs through napalm cli(), read by its OS's reader. With
+        --mock, reading number `reading` answers from DIR/<device>/state-<reading>/ (one
+        folder per read, since each read opens a new mock session)."""
+        supported = [d for d in devices if napalm_driver(d)]
+        done = (
+            self._run(supported, self._show, progress, mock_folder=f"state-{reading}")
+            if supported
+            else []
+        )
+        answers: dict[str, dict[str, str] | str] = {
+            r.device: (r.outputs if not r.failed else r.message) for r in done
+        }
+        for device in devices:
+            if not napalm_driver(device):
+                answers[device.name] = (
+                    f"napalm has no driver for {vendor_for(device.os).title}: save its state "
+                    "with the collection script (`lossless export state-script`) and use --state"
+                )
+        read_at = {r.device: r.read_at for r in done}
+        return snapshot_from_outputs(self.plan, answers, read_at.get)
+
+    def _show(self, connection: Any, device: DevicePlan) -> LiveResult:
+        """The reader's show commands in one cli() call; if the device refuses the call
+        (one command it does not know fails them all), each command alone, and a command it
+        refuses is left out (its reader says what that leaves unchecked)."""
+        stems = commands(device)
+        outputs: dict[str, str] = {}
+        try:
+            answered = connection.cli(list(stems.values()))
+            outputs = {stem: answered[command] for stem, command in stems.items()}
+        except Exception as error:
+            failures = 0
+            for stem, command in stems.items():
+                try:
+                    outputs[stem] = connection.cli([command])[command]
+                except Exception:
+                    failures += 1
+            if failures == len(stems):
+                return LiveResult(device.name, "failed", message=f"show: {self._error(error)}")
+        texts = {stem: self.credentials.scrub(str(text)) for stem, text in outputs.items()}
+        return LiveResult(device.name, "read", outputs=texts, read_at=time.time())
+
     # -- push ---------------------------------------------------------------------------
 
     def push(
@@ -249,10 +371,13 @@ class Deployer:
         revert_in: int,
         progress: Callable[[str], None],
         split_links: bool = False,
+        waves: list[int] | None = None,
+        gate: PushGate | None = None,
     ) -> tuple[list[LiveResult], PushPlan]:
         """Read every running config, order the devices (docs/change-impact.md), then push
-        batch by batch; nothing is pushed while a read failed or, unless split_links, while a
-        PFC-coupled change would leave a link's other end out."""
+        batch by batch (or wave by wave); nothing is pushed while a read failed or, unless
+        split_links, while a PFC-coupled change would leave a link's other end out. With a
+        gate (and commit), each wave is verified before the next (docs/verify.md)."""
         if commit:
             check_revert_in(devices, revert_in)
         supported = [d for d in devices if napalm_driver(d)]
@@ -263,22 +388,35 @@ class Deployer:
             {r.device: r for r in self._run(supported, self._read, progress)} if supported else {}
         )
         order = live_order(self.plan, [results.get(d.name) or reads[d.name] for d in devices])
-        plan = PushPlan(order, push_batches(order, canary, batch_size), canary, batch_size)
+        batches = wave_batches(order, waves) if waves else push_batches(order, canary, batch_size)
+        plan = PushPlan(order, batches, canary, batch_size, waves)
         refusal = self._refusal(reads, order, commit, split_links)
+        by_name = {d.name: d for d in supported}
+        baseline = None
+        if not refusal and commit and gate is not None:
+            baseline = self.read_state(supported, lambda _: None)
+            if baseline.failures:
+                refusal = "not pushed: the gate needs every device's state before the push (" + (
+                    "; ".join(f"{n}: {why}" for n, why in sorted(baseline.failures.items())) + ")"
+                )
         if refusal:
             for name, read in reads.items():
                 if not read.failed:
                     read.status, read.message = "skipped", refusal
                 results[name] = read
             return [results[d.name] for d in devices], plan
-        by_name = {d.name: d for d in supported}
         stopped = False
-        for batch in plan.batches:
+        changed_so_far: list[str] = []
+        for number, batch in enumerate(plan.batches, start=1):
             if stopped:
                 for name in batch:
                     results[name] = reads[name]
                     results[name].status = "skipped"
-                    results[name].message = "an earlier batch failed"
+                    results[name].message = (
+                        "the gate after an earlier wave failed"
+                        if plan.gate_failed
+                        else "an earlier batch failed"
+                    )
                 continue
             done = self._run(
                 [by_name[name] for name in batch],
@@ -297,7 +435,54 @@ class Deployer:
                     "; its PFC-coupled link peer failed, so these links disagree on PFC until "
                     "both ends match: " + ", ".join(links)
                 )
+            changed_so_far += [r.device for r in done if r.status == "changed"]
+            if baseline is not None and gate is not None and not stopped and changed_so_far:
+                stopped = not self._gate(plan, number, changed_so_far, baseline, gate, results)
         return [results[d.name] for d in devices], plan
+
+    def _gate(
+        self,
+        plan: PushPlan,
+        wave: int,
+        changed: list[str],
+        baseline: Snapshot,
+        gate: PushGate,
+        results: dict[str, LiveResult],
+    ) -> bool:
+        """Verify every device changed so far against the baseline; True when it passes.
+        A failure says how to roll back, or rolls back when the gate says so."""
+        gate.sleep(gate.settle_s)
+        devices = [self.plan.devices[name] for name in changed]
+        now = self.read_state(devices, lambda _: None, reading=wave)
+        verdict = judge(self.plan, now, baseline, devices=changed)
+        errors = [f for f in verdict.findings if f.severity == "error"]
+        plan.gates.append(GateResult(wave, list(changed), errors))
+        if not errors:
+            return True
+        if gate.rollback:
+            for result in self._run(devices, self._roll_back, lambda _: None):
+                results[result.device].status = result.status
+                results[result.device].message += f"; gate after wave {wave} failed: " + (
+                    result.message
+                )
+            return False
+        plan.rollback = [
+            f"the gate after wave {wave} failed: the rollout stopped. To roll back the "
+            "devices changed so far, push the previous inventory (git checkout the last good "
+            "commit; lossless push --commit --device ...), or on each device napalm's "
+            "rollback() does:"
+        ] + [
+            f"  {name}: {ROLLBACK.get(napalm_driver(self.plan.devices[name]) or '', 'n/a')}"
+            for name in changed
+        ]
+        return False
+
+    def _roll_back(self, connection: Any, device: DevicePlan) -> LiveResult:
+        try:
+            connection.rollback()
+        except Exception as error:
+            return LiveResult(device.name, "failed", message=f"rollback: {self._error(error)}")
+        return LiveResult(device.name, "rolled-back", message="rolled back")
 
     @staticmethod
     def _refusal(

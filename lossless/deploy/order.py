@@ -228,6 +228,43 @@ def push_batches(order: ChangeOrder, canary: int, batch_size: int) -> list[list[
     return batches
 
 
+def wave_sizes(texts: Iterable[str], total: int) -> list[int]:
+    """`--wave 1,10%,50%`: each wave's most devices, a count or a percentage of the `total`
+    pushed (rounded up, at least 1); the last size repeats until every device is pushed.
+    ValueError names a size that is neither."""
+    sizes = []
+    for text in (t.strip() for chunk in texts for t in chunk.split(",")):
+        number = text.removesuffix("%")
+        if not number.isdigit() or int(number) == 0 or (text.endswith("%") and int(number) > 100):
+            raise ValueError(f"--wave {text!r}: a device count >= 1 or a percentage 1%-100%")
+        sizes.append(-(-int(number) * total // 100) if text.endswith("%") else int(number))
+    if not sizes:
+        raise ValueError("--wave: give wave sizes, e.g. 1,10%,50%")
+    return [max(1, size) for size in sizes]
+
+
+def wave_batches(order: ChangeOrder, sizes: list[int]) -> list[list[str]]:
+    """The devices of the phases in waves of at most sizes[0], sizes[1], ... devices (the
+    last size repeating); a coupled group is never split, so a wave that holds one can be
+    larger (batch_lines says so)."""
+    units = [
+        unit
+        for phase in order.phases
+        for unit in ([phase.devices] if phase.together else [[d] for d in phase.devices])
+    ]
+    waves: list[list[str]] = []
+    current: list[str] = []
+    for unit in units:
+        limit = sizes[min(len(waves), len(sizes) - 1)]
+        if current and len(current) + len(unit) > limit:
+            waves.append(current)
+            current = []
+        current = current + unit
+    if current:
+        waves.append(current)
+    return waves
+
+
 def broken_links(order: ChangeOrder, failed: set[str], changed: set[str]) -> dict[str, list[str]]:
     """After a batch: for each device that changed, the coupled links whose other end failed
     (it was not changed, or was rolled back), which now disagree on PFC."""
@@ -240,7 +277,21 @@ def broken_links(order: ChangeOrder, failed: set[str], changed: set[str]) -> dic
     return broken
 
 
-def batch_lines(batches: list[list[str]], canary: int, batch_size: int) -> list[str]:
+def batch_lines(
+    batches: list[list[str]], canary: int, batch_size: int, waves: list[int] | None = None
+) -> list[str]:
+    """The push plan as lines: its batches (or `--wave` waves, of at most `waves` sizes)."""
+    if waves:
+        lines = [f"push plan: {plural(len(batches), 'wave')}, in this order:"]
+        for number, wave in enumerate(batches, start=1):
+            limit = waves[min(number, len(waves)) - 1]
+            larger = (
+                f", {len(wave)} > {limit}: a PFC-coupled group is not split"
+                if len(wave) > limit
+                else ""
+            )
+            lines.append(f"  wave {number}: {', '.join(wave)}{larger}")
+        return lines
     lines = [f"push plan: {plural(len(batches), 'batch', 'batches')}, in this order:"]
     for number, batch in enumerate(batches, start=1):
         label = " (canary)" if number == 1 and canary else ""

@@ -34,7 +34,9 @@ class Rule:
     id: str
     name: str
     severity: str
-    scope: str  # "fabric", "device", "port", or "config" (raised when configs are read)
+    # "fabric", "device", "port"; "config" (raised when configs are read); "state" and
+    # "state-device" (`lossless verify`: a port's or a switch's operational state, verify/)
+    scope: str
     explanation: str
     source: str
     check: Callable[..., Iterable[Any]]

@@ -41,7 +41,7 @@ def _port_groups(fabric: FabricPlan) -> dict[str, list[list[PortPlan]]]:
 
 
 def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
-    if rule_.scope == "config":
+    if rule_.scope in ("config", "state", "state-device"):  # raised where those are read
         return
     if rule_.scope == "fabric":
         for item in rule_.check(fabric):

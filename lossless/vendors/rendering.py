@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from functools import cache
 
@@ -27,6 +28,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["json_tables"] = lambda tables: json_text.dumps_tables(tables, 4)
+    env.filters["shell_quote"] = shlex.quote  # one word of a shell script, whatever it holds
     return env
 
 

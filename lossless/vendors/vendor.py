@@ -58,6 +58,10 @@ class Vendor:
     # The catalogue vendors whose chips the OS runs on (empty: any): what a config of this OS
     # whose hardware is unknown may be for
     asic_vendors: tuple[str, ...] = ()
+    # A module reading the OS's operational state (`lossless verify`): COMMANDS (file stem ->
+    # show command, JSON output where the OS gives it) and read(outputs, device) ->
+    # observed.DeviceState; imported when first used
+    state_reader: str = ""
 
     def parse(self, text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
         """A config's text as a device plan (on top of the hint: facts a config cannot hold).

@@ -1,0 +1,114 @@
+"""What a running switch reports: its operational QoS state and counters, in one shape for
+every OS (`lossless verify`).
+
+Each OS's reader (vendors/<os>/state.py) turns the outputs of that OS's show commands (JSON
+where the OS gives it) into a DeviceState; verify/ judges DeviceStates against the plan, and
+two snapshots of the same devices against each other (counter deltas). A reader states only
+what the outputs show: a value the outputs do not give is None (unknown), never the plan's,
+and `unread` names each thing it could not read and why.
+
+Counters are as the switch keeps them: monotonic since boot or the last clear. None is "the
+OS does not report this counter" (or the output lacked it), 0 is a zero counter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Output:
+    """One show command's output as a reader gets it: the text and where it came from (the
+    saved file's path, or `DEVICE: COMMAND` when read live)."""
+
+    text: str
+    source: str
+
+    def at(self, needle: str) -> str:
+        """SOURCE:LINE:COL of the first occurrence of needle (line 1 if it is not there):
+        where a finding about what the needle names points."""
+        offset = self.text.find(needle)
+        if offset < 0:
+            return f"{self.source}:1:1"
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        return f"{self.source}:{line}:{column}"
+
+
+@dataclass
+class QueueCounters:
+    """One egress queue of a port, in the OS's own queue numbering (the plan's queue as the
+    OS renders it: Vendor.as_rendered)."""
+
+    tx_packets: int | None = None
+    dropped_packets: int | None = None  # tail drops and WRED drops of the queue
+    ecn_marked_packets: int | None = None
+
+
+@dataclass
+class WatchdogCounters:
+    """The PFC watchdog on one priority (or queue) of a port."""
+
+    enabled: bool | None = None  # operationally watching this priority
+    storms_detected: int | None = None
+    storms_restored: int | None = None
+    stormed: bool | None = None  # in a storm now (the queue is being drained or dropped)
+
+
+@dataclass
+class PortState:
+    name: str  # the plan's port name (readers translate the OS's aliases)
+    source: str  # FILE:LINE:COL (or DEVICE:COMMAND live) where the port's state was read
+    oper_up: bool | None = None
+    link_flaps: int | None = None  # link down transitions (counter), where the OS counts them
+    # The priorities PFC is operationally enabled on (after negotiation where there is DCBX);
+    # () is "PFC off", None is "not shown"
+    pfc_enabled: tuple[int, ...] | None = None
+    pfc_rx: dict[int, int] = field(default_factory=dict)  # priority -> pause frames received
+    pfc_tx: dict[int, int] = field(default_factory=dict)  # priority -> pause frames sent
+    queues: dict[int, QueueCounters] = field(default_factory=dict)  # queue -> counters
+    # priority (or priority group) -> packets dropped at ingress for lack of buffer/headroom
+    ingress_drops: dict[int, int] = field(default_factory=dict)
+    watchdog: dict[int, WatchdogCounters] = field(default_factory=dict)  # priority -> state
+
+
+@dataclass
+class DeviceState:
+    device: str
+    os: str
+    source: str  # the folder or "live" it was read from
+    collected_at: float | None = None  # seconds since the epoch, when known (rates)
+    ports: dict[str, PortState] = field(default_factory=dict)
+    watchdog_enabled: bool | None = None  # the device-wide watchdog switch, where there is one
+    # What could not be read: (what, why), e.g. ("ECN marked counters", "queue.json missing")
+    unread: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A snapshot as `verify --snapshot` saves it (ints and strings only)."""
+        return {
+            "device": self.device,
+            "os": self.os,
+            "source": self.source,
+            "collected_at": self.collected_at,
+            "watchdog_enabled": self.watchdog_enabled,
+            "unread": [list(u) for u in self.unread],
+            "ports": {
+                name: {
+                    "source": p.source,
+                    "oper_up": p.oper_up,
+                    "link_flaps": p.link_flaps,
+                    "pfc_enabled": None if p.pfc_enabled is None else list(p.pfc_enabled),
+                    "pfc_rx": _keys_as_text(p.pfc_rx),
+                    "pfc_tx": _keys_as_text(p.pfc_tx),
+                    "queues": {str(q): vars(c) for q, c in sorted(p.queues.items())},
+                    "ingress_drops": _keys_as_text(p.ingress_drops),
+                    "watchdog": {str(q): vars(w) for q, w in sorted(p.watchdog.items())},
+                }
+                for name, p in self.ports.items()
+            },
+        }
+
+
+def _keys_as_text(counters: dict[int, int]) -> dict[str, int]:
+    return {str(key): value for key, value in sorted(counters.items())}
