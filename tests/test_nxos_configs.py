@@ -443,3 +443,29 @@ def test_value_lists_are_bounded():
     assert numbers("24-31,af41 ef cs6") == [*range(24, 32), 34, 46, 48]
     assert numbers("60-999999999") == [60, 61, 62, 63]
     assert numbers("3,9", 8) == [3]
+
+
+def test_strict_priority_below_q7_is_outside_cisco_guideline(run):
+    # issue 26: CNP strict on c-out-8q-q6 while q7 is round-robin (the style of our
+    # renders before qos-group 7); Cisco's guideline wants the highest-numbered queues
+    path = CORPUS / "l2-hosts-clean.cfg"
+    result = run("lint", "--config", str(path), "--os", "nxos", "--select", "LL126")
+    assert result.code == 0
+    line = line_of(path, "policy-map type queuing AI_EGRESS")
+    assert f"{path}:{line}:1: warning LL126 [nxos-priority-queue-order] " in result.out
+    assert "strict priority on c-out-8q-q6, not the highest-numbered queues (q7)" in result.out
+    # the rendered lab config (CNP in qos-group 7) is within it
+    clean = run("lint", "--config", str(GOLDEN / "leaf3.cfg"), "--os", "nxos", "--select", "LL126")
+    assert clean.out.strip() == "0 errors, 0 warnings"
+
+
+def test_a_lossless_qos_group_7_keeps_cnp_below_it(run, tmp_path):
+    text = (INVENTORIES / "lab.yaml").read_text()
+    text = text.replace("data: {dscp: 26, priority: 3}", "data: {dscp: 26, priority: 7}")
+    inventory = tmp_path / "lab.yaml"
+    inventory.write_text(text)
+    result = run("lint", str(inventory), "--select", "LL126")
+    assert result.code == 0, result.err
+    [finding] = [line for line in result.out.splitlines() if "LL126" in line]
+    assert "leaf3" in finding and "strict priority on c-out-8q-q6" in finding
+    assert "qos-group 7 is lossless here, so CNP cannot move there" in finding

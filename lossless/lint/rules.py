@@ -397,7 +397,7 @@ def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan)
     "ecn-before-pfc",
     "error",
     "port",
-    "docs/reference/physics.md 3.4; issue 10",
+    "docs/reference/physics.md 3.4",
     facts=("ecn",),
     settings_only=True,
 )
@@ -775,6 +775,42 @@ def scheduler_weights(device: DevicePlan, fabric: FabricPlan):
     total = sum(q.weight or 0 for q in device.queues if q.scheduler == "dwrr")
     if total > 100:
         yield f"DWRR weights add up to {total}%"
+
+
+@rule(
+    "LL126",
+    "nxos-priority-queue-order",
+    "warning",
+    "device",
+    "docs/reference/vendors.md 2e",
+    facts=("queues",),
+)
+def nxos_priority_queue_order(device: DevicePlan, fabric: FabricPlan):
+    """On NX-OS (Nexus 9000) the strict-priority queues must be the highest-numbered ones,
+    contiguous: c-out-8q-q7, then q6, and so on (Cisco Nexus 9000 QoS Configuration Guide,
+    "Configuring Queuing and Scheduling"; Cisco's RoCE script puts CNP in qos-group 7 with
+    `priority level 1`). A strict queue below a round-robin one is outside that guideline:
+    lossless renders CNP in qos-group 7, which it cannot when 7 is a lossless class."""
+    if device.os != "nxos":
+        return
+    rendered = device if device.from_config else vendor_for(device.os).as_rendered(device)
+    strict = sorted(q.queue for q in rendered.queues if q.scheduler == "strict")
+    highest = list(range(NXOS_QUEUES - len(strict), NXOS_QUEUES))
+    if strict and strict != highest:
+        names = ", ".join(f"c-out-8q-q{q}" for q in strict)
+        why = (
+            "; qos-group 7 is lossless here, so CNP cannot move there: give RoCE another class"
+            if 7 in device.lossless_priorities and not device.from_config
+            else ""
+        )
+        yield (
+            f"strict priority on {names}, not the highest-numbered queues "
+            f"({', '.join(f'q{q}' for q in highest)}){why}"
+        )
+
+
+# NX-OS's egress queues in 8-queue mode (c-out-8q-q0 ... q7)
+NXOS_QUEUES = 8
 
 
 def _at(

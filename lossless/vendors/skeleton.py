@@ -79,6 +79,7 @@ def skeleton_device(
         budget=BudgetPlan(None, "none", 0, 0, 0, None, 0, None, None, None, 0, None, ""),
         ports={},
         source=f"{file}:1:1",
+        from_config=True,
     )
     if identity is not None:
         device.role = identity.role
