@@ -67,6 +67,10 @@ class PortState:
     pfc_enabled: tuple[int, ...] | None = None
     pfc_rx: dict[int, int] = field(default_factory=dict)  # priority -> pause frames received
     pfc_tx: dict[int, int] = field(default_factory=dict)  # priority -> pause frames sent
+    # Pause frames of every priority together, where the OS counts them per port only (EOS,
+    # NX-OS); None where it does not (or counts per priority: pfc_rx/pfc_tx)
+    pause_rx_frames: int | None = None
+    pause_tx_frames: int | None = None
     queues: dict[int, QueueCounters] = field(default_factory=dict)  # queue -> counters
     # priority (or priority group) -> packets dropped at ingress for lack of buffer/headroom
     ingress_drops: dict[int, int] = field(default_factory=dict)
@@ -101,6 +105,8 @@ class DeviceState:
                     "pfc_enabled": None if p.pfc_enabled is None else list(p.pfc_enabled),
                     "pfc_rx": _keys_as_text(p.pfc_rx),
                     "pfc_tx": _keys_as_text(p.pfc_tx),
+                    "pause_rx_frames": p.pause_rx_frames,
+                    "pause_tx_frames": p.pause_tx_frames,
                     "queues": {str(q): vars(c) for q, c in sorted(p.queues.items())},
                     "ingress_drops": _keys_as_text(p.ingress_drops),
                     "watchdog": {str(q): vars(w) for q, w in sorted(p.watchdog.items())},

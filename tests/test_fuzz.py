@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -168,6 +169,8 @@ def _run(*argv: str) -> tuple[int, str]:
 def _replace_node(rng: random.Random, data: Any) -> Any:
     """One node (not the root) becomes a hostile value, loses a key, or gains a twin."""
     paths = [path for path, _ in walk(data) if path]
+    if not paths:  # an earlier mutation left nothing but the root
+        return data
     path = rng.choice(paths)
     parent = data
     for part in path[:-1]:
@@ -375,3 +378,30 @@ def test_the_fuzz_is_deterministic_and_varied():
     assert first == again
     assert len(set(first)) > 0.9 * len(first)
     assert len(INVENTORY_PARAMS) + len(CONFIGS) * CONFIG_CASES >= 200 * SCALE
+
+
+# Recorded show outputs of the lab's switches (tests/data/verify): what `lossless verify`
+# reads from a switch, as untrusted as any config.
+VERIFY = REPO / "tests" / "data" / "verify" / "lab"
+STATE_FILES = sorted(p.relative_to(VERIFY / "after") for p in (VERIFY / "after").glob("*/*"))
+STATE_CASES = 20 * SCALE
+
+
+@pytest.mark.parametrize("case", range(STATE_CASES))
+def test_mutated_switch_state(tmp_path, case):
+    """Three saved show outputs mutated (or a saved snapshot, for the baseline): verify
+    judges the rest and says which switch it could not read; never a traceback."""
+    state = tmp_path / "state"
+    shutil.copytree(VERIFY / "after", state)
+    rng = random.Random(f"{SEED}:state:{case}")
+    for target in rng.sample(STATE_FILES, 3):
+        (state / target).write_text(
+            _mutated(VERIFY / "after" / target, case), errors="surrogateescape"
+        )
+    baseline = str(VERIFY / "before")
+    if case % 3 == 0:
+        snapshot = tmp_path / "before.json"
+        _run("verify", str(LAB), "--state", baseline, "--snapshot", str(snapshot))
+        snapshot.write_text(_mutated(snapshot, case), errors="surrogateescape")
+        baseline = str(snapshot)
+    _run("verify", str(LAB), "--state", str(state), "--baseline", baseline, "--format", "sarif")

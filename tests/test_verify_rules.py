@@ -121,7 +121,7 @@ def test_paused_without_ecn_marking_is_a_warning():
     assert (finding.rule, finding.severity) == ("LL303", "warning")
     assert finding.message == (
         "priority 3 was paused 100 times in the 300 s since the baseline and egress queue 3 "
-        "marked no packet with ECN"
+        "(priority 3) marked no packet with ECN"
     )
 
 
@@ -157,6 +157,29 @@ def test_a_pause_rate_that_could_keep_the_link_paused():
     assert finding.message == (
         "received 1,200 pause frames/s on priority 3 in the 300 s since the baseline: paused "
         "up to 10% of the time"
+    )
+
+
+def test_pause_frames_counted_per_port_only():
+    # EOS and NX-OS count pause frames per port: LL307 and LL303 judge the port's
+    before, after = copy.deepcopy(BEFORE), copy.deepcopy(AFTER)
+    for snapshot, frames in ((before, 1_000), (after, 1_000 + 1_300 * 300)):
+        port = snapshot.devices["spine1"].ports["Ethernet2/1"]
+        port.pfc_rx, port.pfc_tx = {}, {}
+        port.pause_rx_frames, port.pause_tx_frames = frames, 5
+    after.devices["spine1"].ports["Ethernet2/1"].queues[3].ecn_marked_packets = 2_000
+    findings = judge(PLAN, after, before).findings
+    assert {(f.rule, f.port) for f in findings} == {
+        ("LL307", "Ethernet2/1"),
+        ("LL303", "Ethernet2/1"),
+    }
+    rate = _only(findings, "LL307")[0]
+    assert rate.message == (
+        "received 1,300 pause frames/s on the port (all priorities) in the 300 s since the "
+        "baseline: paused up to 11% of the time"
+    )
+    assert _only(findings, "LL303")[0].message.startswith(
+        "the port was paused (all priorities) 390,000 times"
     )
 
 

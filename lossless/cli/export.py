@@ -1,5 +1,6 @@
-"""`lossless export anta`: the plan as another tool's input. `anta`: an Arista ANTA test
-catalog (YAML) for the inventory's EOS devices (docs/anta.md).
+"""`lossless export TARGET`: the plan as another tool's input. `anta`: an Arista ANTA test
+catalog (YAML) for the inventory's EOS devices (docs/anta.md). `state-script`: the bash
+script that saves the switches' show outputs for `lossless verify --state` (docs/verify.md).
 
 An inventory with no EOS device (or a --device selection without one) has nothing to export:
 a usage error (exit 2), so a pipeline does not hand ANTA an empty catalog that passes. EOS
@@ -20,6 +21,31 @@ from lossless.text.printable import printable
 
 
 def export_command(args: argparse.Namespace) -> int:
+    if args.target == "state-script":
+        return _state_script(args)
+    return _anta(args)
+
+
+def _state_script(args: argparse.Namespace) -> int:
+    """The collection script of `verify --state` for the selected switches."""
+    from lossless.verify.script import collection_script
+
+    inventory = load(args, "export")
+    chosen = select_devices(inventory.devices, args.device, args.inventory)
+    plan = plan_fabric(inventory, chosen or None, hosts=False)
+    script = collection_script(plan)
+    if args.output in (None, "-"):
+        sys.stdout.write(script)
+        return 0
+    from lossless.system.writing import write_atomically
+
+    target = Path(args.output)
+    write_atomically(target.parent, {target.name: script})
+    print(printable(f"wrote {target} (run it as: bash {target} DIR)"))
+    return 0
+
+
+def _anta(args: argparse.Namespace) -> int:
     from lossless.report.anta_catalog import (
         ANTA_OS,
         anta_catalog,

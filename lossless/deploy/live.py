@@ -569,12 +569,22 @@ class Deployer:
             return self._discard(connection, failed, "candidate discarded")
 
     def _post_check(self, connection: Any, device: DevicePlan) -> str:
-        """Read the running config back, parse it, compare with the plan; '' when it matches."""
+        """Read the running config back and compare what it says with what the config pushed
+        says, both read by the OS's parser; '' when they agree. (Not with the plan: a device
+        whose ports are all unlinked states no PFC, and its plan's lossless priorities are
+        then nowhere in the config; the render's round trip is tested apart.)"""
         vendor = vendor_for(device.os)
         running = connection.get_config(retrieve="running")["running"]
         parsed = parse_config(device.os, running, f"{device.name} (running)", device.name, device)
+        pushed = parse_config(
+            device.os,
+            render_device(device, self.plan),
+            f"{device.name} (pushed)",
+            device.name,
+            device,
+        )
         return "; ".join(
-            " ".join(x for x in (f.port, f.message) if x) for f in drift(device, parsed, vendor)
+            " ".join(x for x in (f.port, f.message) if x) for f in drift(pushed, parsed, vendor)
         )
 
     def _compare(self, connection: Any) -> str:

@@ -185,8 +185,9 @@ def describe(fact: str, have: Any, want: Any) -> str:
 
 def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Finding]:
     """LL200 findings: every fact the OS can express whose parsed value differs from the plan
-    (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`)."""
-    intended = vendor.as_rendered(planned)
+    (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`;
+    a `planned` read from a config, our rendered one, is in those terms already)."""
+    intended = planned if planned.from_config else vendor.as_rendered(planned)
     want, have = vendor.expressed(intended), vendor.expressed(parsed)
     findings = []
     for key in sorted(set(want) - {"ports"}):

@@ -296,6 +296,8 @@ def _port(name: str, value: Any, path: str) -> PortState:
         pfc_enabled=None if enabled is None else tuple(enabled),
         pfc_rx=_counters(data.get("pfc_rx", {}), f"{path}.pfc_rx"),
         pfc_tx=_counters(data.get("pfc_tx", {}), f"{path}.pfc_tx"),
+        pause_rx_frames=_count(data.get("pause_rx_frames"), f"{path}.pause_rx_frames"),
+        pause_tx_frames=_count(data.get("pause_tx_frames"), f"{path}.pause_tx_frames"),
         queues=queues,
         ingress_drops=_counters(data.get("ingress_drops", {}), f"{path}.ingress_drops"),
         watchdog=watchdog,

@@ -132,18 +132,36 @@ def pause_rate(view: PortView) -> Iterator[str]:
     if view.seconds is None or view.seconds <= 0 or not view.port.lossless:
         return
     pause_seconds = MAX_PAUSE_QUANTA * BITS_PER_QUANTUM / (view.port.speed_mbps * 1e6)
-    for priority in view.port.pfc_priorities:
-        for counters, verb in ((_pause_rx, "received"), (_pause_tx, "sent")):
-            frames = view.delta(counters(priority))
-            if not frames:
-                continue
+    for verb, per_priority, per_port in (
+        ("received", _pause_rx, _pause_rx_total),
+        ("sent", _pause_tx, _pause_tx_total),
+    ):
+        for frames, what in _pauses(view, per_priority, per_port):
             rate = frames / view.seconds
             share = min(1.0, rate * pause_seconds)
             if share >= PAUSED_SHARE_WARNING:
                 yield (
-                    f"{verb} {rate:,.0f} pause frames/s on priority {priority} {view.span}: "
-                    f"paused up to {share:.0%} of the time"
+                    f"{verb} {rate:,.0f} pause frames/s {what} {view.span}: paused up to "
+                    f"{share:.0%} of the time"
                 )
+
+
+def _pauses(
+    view: PortView, per_priority: Callable[[int], Read], per_port: Read
+) -> Iterator[tuple[int, str]]:
+    """(pause frames, 'on priority N') of each lossless priority with frames; where the OS
+    counts pause frames per port only (EOS, NX-OS), the port's, 'on the port (all
+    priorities)'."""
+    counted = False
+    for priority in view.port.pfc_priorities:
+        frames = view.delta(per_priority(priority))
+        counted = counted or frames is not None
+        if frames:
+            yield frames, f"on priority {priority}"
+    if not counted:
+        frames = view.delta(per_port)
+        if frames:
+            yield frames, "on the port (all priorities)"
 
 
 # -- queues and buffers --------------------------------------------------------------------
@@ -185,12 +203,15 @@ def ecn_not_marking(view: PortView) -> Iterator[str]:
         if queue not in view.now.queues:
             continue
         paused = view.delta(_pause_rx(priority))
+        what = f"priority {priority} was paused"
+        if paused is None and len(view.queues) == 1:  # the OS counts pauses per port only
+            paused, what = view.delta(_pause_rx_total), "the port was paused (all priorities)"
         marked = view.delta(_marked(queue))
         dropped = view.delta(_dropped(queue))
         if paused and marked == 0 and not dropped:  # with drops, LL302 says it
             yield (
-                f"priority {priority} was paused {paused:,} times {view.span} and egress "
-                f"queue {queue} marked no packet with ECN"
+                f"{what} {paused:,} times {view.span} and egress queue {queue} (priority "
+                f"{priority}) marked no packet with ECN"
             )
 
 
@@ -339,6 +360,14 @@ def _pause_tx(priority: int) -> Read:
     return lambda state: state.pfc_tx.get(priority)
 
 
+def _pause_rx_total(state: PortState) -> int | None:
+    return state.pause_rx_frames
+
+
+def _pause_tx_total(state: PortState) -> int | None:
+    return state.pause_tx_frames
+
+
 def _dropped(queue: int) -> Read:
     return lambda state: _queue(state, queue).dropped_packets
 
@@ -373,7 +402,11 @@ def _watch(state: PortState, priority: int) -> WatchdogCounters:
 
 def _went_back(now: PortState, before: PortState) -> bool:
     """Any counter of the port lower now than in the baseline."""
-    pairs: list[tuple[int | None, int | None]] = [(now.link_flaps, before.link_flaps)]
+    pairs: list[tuple[int | None, int | None]] = [
+        (now.link_flaps, before.link_flaps),
+        (now.pause_rx_frames, before.pause_rx_frames),
+        (now.pause_tx_frames, before.pause_tx_frames),
+    ]
     for field in ("pfc_rx", "pfc_tx", "ingress_drops"):
         mine, theirs = getattr(now, field), getattr(before, field)
         pairs += [(mine[k], theirs[k]) for k in mine.keys() & theirs.keys()]

@@ -25,4 +25,5 @@ VENDOR = Vendor(
     asic_vendors=("nvidia",),
     diff_kind="nvue-commands",
     apply_hint=render.APPLY_HINT,
+    state_reader="lossless.vendors.cumulus.state",
 )

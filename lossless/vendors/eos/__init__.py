@@ -25,4 +25,5 @@ VENDOR = Vendor(
     asic_vendors=("broadcom",),
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
+    state_reader="lossless.vendors.eos.state",
 )

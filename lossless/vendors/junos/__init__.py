@@ -26,4 +26,5 @@ VENDOR = Vendor(
     asic_vendors=("broadcom",),
     diff_kind="set-commands",
     as_rendered=render.as_rendered,
+    state_reader="lossless.vendors.junos.state",
 )

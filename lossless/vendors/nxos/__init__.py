@@ -26,4 +26,5 @@ VENDOR = Vendor(
     max_mtu=render.MAX_MTU,
     # CNP in qos-group 7, the highest-numbered queue (render.as_rendered)
     as_rendered=render.as_rendered,
+    state_reader="lossless.vendors.nxos.state",
 )

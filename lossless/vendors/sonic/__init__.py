@@ -23,4 +23,5 @@ VENDOR = Vendor(
     parser="lossless.vendors.sonic.parse",
     differ="lossless.vendors.sonic.diff",
     diff_kind="json-patch",
+    state_reader="lossless.vendors.sonic.state",
 )

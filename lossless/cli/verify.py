@@ -1,0 +1,72 @@
+"""`lossless verify INVENTORY (--live | --state DIR)`: the running fabric's operational QoS
+state and counters judged against the plan (docs/verify.md), in lint's report formats and
+exit codes: 0 clean, 1 an error finding (a planned port without PFC, drops on a lossless
+queue, a pause storm, a switch that could not be read), 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lossless.cli.inputs import folder, load
+from lossless.cli.selection import select_devices
+from lossless.errors import UsageError
+from lossless.planner.fabric import plan_fabric
+from lossless.text.printable import printable
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    from lossless.cli.lint import ReportRun
+    from lossless.verify.collect import snapshot_from_folder
+    from lossless.verify.judge import judge, state_rules
+
+    if bool(args.live) == bool(args.state):
+        raise UsageError("give --live (ask the switches through napalm) or --state DIR")
+    run = ReportRun(args)
+    with run.notes(), run.bad_input_reported([]):
+        inventory = load(args, "verify")
+        chosen = select_devices(inventory.devices, args.device, args.inventory, [])
+        plan = plan_fabric(inventory, chosen or None, hosts=False)
+        if args.state:
+            now = snapshot_from_folder(plan, folder(args.state, "--state"))
+        else:
+            now = _live(args, plan)
+        before = _baseline(args.baseline, plan) if args.baseline else None
+        if args.snapshot:
+            _save(args.snapshot, now)
+        # A settings file's select names lint's rules too: verify runs the state rules of it
+        ids = {r.id for r in state_rules()}
+        select = [i for i in run.select if i in ids]
+        if run.select and not select:
+            run.note("the selected rules hold no state rule: every state rule runs")
+        return run.finish(judge(plan, now, before, select, run.ignore), plan)
+
+
+def _live(args: argparse.Namespace, plan):  # -> Snapshot
+    from lossless.cli.deploy import _deployer, _require_deploy_extra
+    from lossless.deploy.report import ProgressReporter
+
+    _require_deploy_extra()
+    devices = list(plan.devices.values())
+    with ProgressReporter(len(devices), "verify") as progress:
+        return _deployer(args, plan).read_state(devices, progress)
+
+
+def _baseline(path_text: str, plan):  # -> Snapshot
+    """--baseline: a snapshot file (`--snapshot`) or a folder of saved outputs."""
+    from lossless.verify.collect import load_snapshot, snapshot_from_folder
+
+    path = Path(path_text)
+    if path.is_dir():
+        return snapshot_from_folder(plan, folder(path_text, "--baseline"))
+    return load_snapshot(path)
+
+
+def _save(file: str, snapshot) -> None:
+    from lossless.system.writing import write_atomically
+    from lossless.verify.collect import snapshot_json
+
+    target = Path(file)
+    write_atomically(target.parent, {target.name: snapshot_json(snapshot)})
+    print(printable(f"lossless: snapshot written to {target}"), file=sys.stderr)

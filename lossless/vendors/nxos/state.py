@@ -1,0 +1,281 @@
+"""Cisco NX-OS (Nexus 9000): the operational QoS state of a switch from its show commands'
+JSON (`| json`, NX-API cli_show bodies), for `lossless verify`.
+
+NX-API JSON nests rows as TABLE_<x>: {ROW_<x>: row or [rows]} (one row is an object, several
+a list). Commands and where their shapes come from:
+
+* `show interface | json`: TABLE_interface.ROW_interface[].interface / state (napalm's
+  nxos driver, napalm/nxos/nxos.py get_interfaces). NX-OS shows when the link last flapped
+  (eth_link_flapped, a duration) but no count of flaps: link_flaps stays None.
+* `show interface priority-flow-control | json`: TABLE_module.ROW_module.TABLE_pfc_interface.
+  ROW_pfc_interface[].if_name_str / admin / oper / rx-stats / tx-stats (public NX-API
+  collectors, e.g. a Nexus Prometheus exporter parsing this body). rx-stats/tx-stats are the
+  CLI's RxPPP/TxPPP columns: the port's pause frames of every priority together. They fill
+  pause_rx_frames/pause_tx_frames; pfc_rx/pfc_tx (per priority) stay empty and `unread` says
+  that which priorities were paused is not shown.
+* `show queuing pfc-queue detail | json`: TABLE_module.ROW_module.TABLE_queuing_interface.
+  ROW_queuing_interface[]: if_name_str "Ethernet1/1 Interface PFC watchdog: [Enabled]",
+  TABLE_qosgrp_stats.ROW_qosgrp_stats[].eq-qosgrp "3 [Active] PFC [YES] PFC-COS [3]" and
+  TABLE_qosgrp_stats_entry.ROW_qosgrp_stats_entry[] {q-stat-type: "Shutdown" | "Restored" |
+  ..., and the value} (Cisco's Nexus Traffic Monitor, github.com/paregupt/
+  nexus_traffic_monitor telegraf/nexus_traffic_monitor_high_frequency.py
+  parse_pfcqueuedetail; the CLI text it mirrors: opentelemetry-collector-contrib's Cisco OS
+  receiver tests). The PFC-enabled priorities of a port are the PFC-COS of its qos groups
+  marked PFC [YES], when the port's PFC is operationally on.
+* `show queuing interface | json`: TABLE_module.ROW_module.TABLE_queuing_interface.
+  ROW_queuing_interface[] with dir "Egress", TABLE_qosgrp_egress_stats.
+  ROW_qosgrp_egress_stats[].eq-qosgrp and TABLE_qosgrp_egress_stats_entry.
+  ROW_qosgrp_egress_stats_entry[] {eq-stat-type "Tx" | "Dropped" | ..., eq-stat-units "Pkts" |
+  "Byts", eq-uc-stat-value, eq-oobfc-uc-stat-value, eq-mc-stat-value} (the Nexus exporter
+  above; a "WRED/AFD & Tail Drop" row, the CLI's wording on some releases (unverified), is
+  also read as drops, "WD & Tail Drop" (the watchdog's) is not). Egress queue n is qos group n
+  (c-out-8q-q<n>). Two parts are assumptions to confirm
+  on a switch (tests/data/verify/README.md): the row's interface name in if_name_str, and
+  the ECN marked row as an eq-stat-type containing "ECN".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
+from lossless.plan import DevicePlan
+
+COMMANDS: dict[str, str] = {
+    "interface": "show interface | json",
+    "pfc": "show interface priority-flow-control | json",
+    "pfc_queue": "show queuing pfc-queue detail | json",
+    "queuing": "show queuing interface | json",
+}
+
+WHAT = {
+    "interface": "link state",
+    "pfc": "PFC operational mode and pause frames",
+    "pfc_queue": "PFC priorities and PFC watchdog",
+    "queuing": "egress queue counters and ECN marked packets",
+}
+
+# Always unread: NX-OS counts pause frames per port, so the priority they paused is unknown
+PER_PRIORITY = (
+    "which priorities were paused",
+    "NX-OS counts PFC pause frames per port only: RxPPP/TxPPP, rx-stats/tx-stats of "
+    "`show interface priority-flow-control`",
+)
+
+MAX_DIGITS = 20  # a 64-bit counter has at most 20 digits
+MAX_ROWS = 100_000  # rows read from one table: bounded work on a hostile output
+_ETHERNET = re.compile(r"(?i)^(?:eth|ethernet)\s*(\d[\d/.]*)")
+_QOS_GROUP = re.compile(r"^\s*(\d)\b")
+_PFC_COS = re.compile(r"PFC\s*\[YES\]\s*PFC-COS\s*\[(\d)\]", re.IGNORECASE)
+_UNIT_VALUES = ("eq-uc-stat-value", "eq-oobfc-uc-stat-value", "eq-mc-stat-value")
+
+
+def commands(device: DevicePlan) -> dict[str, str]:
+    """The show commands for a device: the same for every NX-OS switch."""
+    return dict(COMMANDS)
+
+
+def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
+    state = DeviceState(device=device.name, os="nxos", source=_folder(outputs))
+    names = {_canonical(name): name for name in device.ports}
+    readers: dict[str, Callable[[Output, dict[str, str], DeviceState], None]] = {
+        "interface": _read_interface,
+        "pfc_queue": _read_pfc_queue,  # before "pfc": the priorities its oper state enables
+        "pfc": _read_pfc,
+        "queuing": _read_queuing,
+    }
+    for stem, reader in readers.items():
+        output = outputs.get(stem)
+        if output is None:
+            state.unread.append((WHAT[stem], f"no output of `{COMMANDS[stem]}`"))
+            continue
+        reader(output, names, state)
+    state.unread.append(PER_PRIORITY)
+    return state
+
+
+def _folder(outputs: Mapping[str, Output]) -> str:
+    """The folder the outputs were read from, or "live"."""
+    folders = {o.source.rsplit("/", 1)[0] for o in outputs.values() if "/" in o.source}
+    return folders.pop() if len(folders) == 1 else "live"
+
+
+def _canonical(name: str) -> str:
+    """Eth1/1, ethernet1/1 and Ethernet1/1 alike (text after the name, as in if_name_str's
+    "Ethernet1/1 Interface PFC watchdog: ...", is ignored)."""
+    match = _ETHERNET.match(name.strip())
+    return f"ethernet{match.group(1)}" if match else name.strip().lower()
+
+
+def _load(output: Output) -> dict[str, Any]:
+    data = json.loads(output.text)
+    if not isinstance(data, dict):
+        raise TypeError(f"{output.source}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _rows(table: Any, row: str) -> list[dict[str, Any]]:
+    """The rows of an NX-API table: ROW_<x> is one object or a list of them."""
+    found = _object(table).get(row)
+    rows = found if isinstance(found, list) else [found]
+    return [r for r in rows[:MAX_ROWS] if isinstance(r, dict)]
+
+
+def _modules(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return _rows(data.get("TABLE_module"), "ROW_module")
+
+
+def _count(value: Any) -> int | None:
+    """A counter as NX-API gives it (a number, or digits as text), None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= MAX_DIGITS:
+        return int(value.strip())
+    return None
+
+
+def _port(state: DeviceState, name: str, output: Output, raw: str) -> PortState:
+    if name not in state.ports:
+        state.ports[name] = PortState(name=name, source=output.at(json.dumps(raw)))
+    return state.ports[name]
+
+
+def _planned(row: dict[str, Any], key: str, names: dict[str, str]) -> tuple[str, str] | None:
+    """(plan name, name as in the output) of a row's port, None for a port not planned."""
+    raw = row.get(key)
+    if not isinstance(raw, str):
+        return None
+    name = names.get(_canonical(raw))
+    return (name, raw) if name is not None else None
+
+
+def _read_interface(output: Output, names: dict[str, str], state: DeviceState) -> None:
+    for row in _rows(_load(output).get("TABLE_interface"), "ROW_interface"):
+        found = _planned(row, "interface", names)
+        if found is None:
+            continue
+        port = _port(state, found[0], output, found[1])
+        status = row.get("state")
+        port.oper_up = status == "up" if isinstance(status, str) else None
+
+
+def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None:
+    for module in _modules(_load(output)):
+        for row in _rows(module.get("TABLE_pfc_interface"), "ROW_pfc_interface"):
+            found = _planned(row, "if_name_str", names)
+            if found is None:
+                continue
+            port = _port(state, found[0], output, found[1])
+            port.pause_rx_frames = _count(row.get("rx-stats"))
+            port.pause_tx_frames = _count(row.get("tx-stats"))
+            oper = row.get("oper")
+            if not isinstance(oper, str):
+                port.pfc_enabled = None
+            elif oper.strip().lower() == "off":
+                port.pfc_enabled = ()
+            elif oper.strip().lower() != "on":
+                port.pfc_enabled = None
+            # oper On: the priorities pfc-queue detail showed stay (None if it did not)
+
+
+def _read_pfc_queue(output: Output, names: dict[str, str], state: DeviceState) -> None:
+    for module in _modules(_load(output)):
+        for row in _rows(module.get("TABLE_queuing_interface"), "ROW_queuing_interface"):
+            found = _planned(row, "if_name_str", names)
+            if found is None:
+                continue
+            port = _port(state, found[0], output, found[1])
+            enabled = _watchdog_switch(str(row.get("if_name_str")))
+            priorities = []
+            for group in _rows(row.get("TABLE_qosgrp_stats"), "ROW_qosgrp_stats"):
+                priority = _watched_group(group, enabled, port)
+                if priority is not None:
+                    priorities.append(priority)
+            port.pfc_enabled = tuple(sorted(set(priorities)))
+
+
+def _watchdog_switch(header: str) -> bool | None:
+    """The port's watchdog from "Ethernet1/1 Interface PFC watchdog: [Enabled]"."""
+    if "[enabled]" in header.lower():
+        return True
+    return False if "[disabled]" in header.lower() else None
+
+
+def _watched_group(group: dict[str, Any], enabled: bool | None, port: PortState) -> int | None:
+    """Record a PFC qos group's watchdog on the port; its PFC priority, None if it has none."""
+    title = group.get("eq-qosgrp")
+    if not isinstance(title, str):
+        return None
+    cos = _PFC_COS.search(title)
+    if cos is None:
+        return None
+    priority = int(cos.group(1))
+    stats = _stats(_rows(group.get("TABLE_qosgrp_stats_entry"), "ROW_qosgrp_stats_entry"))
+    port.watchdog[priority] = WatchdogCounters(
+        enabled=enabled,
+        storms_detected=stats.get("shutdown"),
+        storms_restored=stats.get("restored"),
+        stormed="[shutdown]" in title.lower(),
+    )
+    return priority
+
+
+def _stats(entries: list[dict[str, Any]]) -> dict[str, int | None]:
+    """{stat name (lower case): value} of watchdog stat rows: q-stat-type names the stat and
+    the row's other q- field holds its value."""
+    stats: dict[str, int | None] = {}
+    for entry in entries:
+        label = entry.get("q-stat-type")
+        values = [v for k, v in entry.items() if k != "q-stat-type" and k.startswith("q-")]
+        if isinstance(label, str) and len(values) == 1:
+            stats[label.strip().lower()] = _count(values[0])
+    return stats
+
+
+def _read_queuing(output: Output, names: dict[str, str], state: DeviceState) -> None:
+    for module in _modules(_load(output)):
+        for row in _rows(module.get("TABLE_queuing_interface"), "ROW_queuing_interface"):
+            if row.get("dir") != "Egress":
+                continue
+            found = _planned(row, "if_name_str", names)
+            if found is None:
+                continue
+            port = _port(state, found[0], output, found[1])
+            for group in _rows(row.get("TABLE_qosgrp_egress_stats"), "ROW_qosgrp_egress_stats"):
+                _read_group(group, port)
+
+
+def _read_group(group: dict[str, Any], port: PortState) -> None:
+    match = _QOS_GROUP.match(str(group.get("eq-qosgrp")))
+    if match is None:
+        return
+    queue = port.queues.setdefault(int(match.group(1)), QueueCounters())
+    entries = _rows(group.get("TABLE_qosgrp_egress_stats_entry"), "ROW_qosgrp_egress_stats_entry")
+    for entry in entries:
+        kind, units = str(entry.get("eq-stat-type")), entry.get("eq-stat-units")
+        if units != "Pkts":
+            continue
+        total = _sum(entry)
+        if kind == "Tx":
+            queue.tx_packets = total
+        elif kind == "Dropped" or kind.startswith("WRED/AFD & Tail Drop"):
+            queue.dropped_packets = total
+        elif "ecn" in kind.lower():
+            queue.ecn_marked_packets = total
+
+
+def _sum(entry: dict[str, Any]) -> int | None:
+    """Unicast + OOBFC unicast + multicast of a stat row (None when any is unreadable)."""
+    counts = [_count(entry[key]) for key in _UNIT_VALUES if key in entry]
+    if not counts or any(c is None for c in counts):
+        return None
+    return sum(c for c in counts if c is not None)

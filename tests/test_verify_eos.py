@@ -1,0 +1,291 @@
+"""The EOS state reader (lossless/vendors/eos/state.py) on the lab's spine1 recordings
+(tests/data/verify/lab, formats in tests/data/verify/README.md)."""
+
+from __future__ import annotations
+
+import json
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+from verify_recordings import VERIFY_DATA, mock_folder
+
+from lossless.inventory import load_inventory
+from lossless.observed import DeviceState, Output
+from lossless.plan import DevicePlan
+from lossless.planner.fabric import plan_fabric
+from lossless.vendors.eos import VENDOR
+from lossless.vendors.eos.state import COMMANDS, commands, read
+
+LAB = VERIFY_DATA / "lab"
+DEVICE = "spine1"
+PORTS = ("Ethernet1/1", "Ethernet2/1", "Ethernet3/1", "Ethernet4/1")
+ROCE_QUEUE = 3  # uc-tx-queue 3 in golden/lab/spine1.cfg
+# pause frames (rx, tx) per port in pfc_counters.json; the 300 s growth is what the link
+# peer's recordings show it sent/received (leaf1 Ethernet248, leaf2 swp31, leaf3 Ethernet1/31,
+# leaf4 et-0/0/30)
+PAUSE_BEFORE = {
+    "Ethernet1/1": (166930, 73488),
+    "Ethernet2/1": (185102, 76051),
+    "Ethernet3/1": (417, 5205),
+    "Ethernet4/1": (866, 2911),
+}
+PAUSE_AFTER = {
+    "Ethernet1/1": (169008, 74548),
+    "Ethernet2/1": (187099, 77127),
+    "Ethernet3/1": (481, 5978),
+    "Ethernet4/1": (933, 3132),
+}
+STORM_RX = 1196533  # Ethernet3/1 rxFrames in faults/storm: +1,196,052 over after/
+
+
+@pytest.fixture(scope="module")
+def device() -> DevicePlan:
+    inventory = Path(__file__).parent.parent / "inventories" / "lab.yaml"
+    return plan_fabric(load_inventory(inventory)).devices[DEVICE]
+
+
+def outputs(stage: str, fault: str | None = None) -> dict[str, Output]:
+    """The recordings of a stage; a fault's files replace after/'s."""
+    folders = [LAB / stage / DEVICE] + ([LAB / "faults" / fault / DEVICE] if fault else [])
+    found = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            found[path.stem] = Output(path.read_text(), str(path))
+    return found
+
+
+def state(device: DevicePlan, stage: str = "after", fault: str | None = None) -> DeviceState:
+    return read(outputs(stage, fault), device)
+
+
+def test_clean_fabric_after(device: DevicePlan) -> None:
+    after = state(device)
+    assert sorted(after.ports) == sorted(PORTS)  # Ethernet5/1 and Management1 are not planned
+    assert after.os == "eos" and after.source.endswith("after/spine1")
+    for name in PORTS:
+        port = after.ports[name]
+        assert port.oper_up is True
+        assert port.link_flaps == 2
+        assert port.pfc_enabled == (3,)
+        assert port.queues[ROCE_QUEUE].dropped_packets == 0
+        assert port.queues[0].ecn_marked_packets is None  # "-": ECN is not on queue 0
+        assert port.queues[ROCE_QUEUE].tx_packets is None  # not in the published shape
+        assert vars(port.watchdog[3]) == {
+            "enabled": True,
+            "storms_detected": 0,  # absent from the watchdog counters: no event yet
+            "storms_restored": 0,
+            "stormed": None,
+        }
+        assert port.pfc_rx == {} and port.pfc_tx == {}  # per port only: the totals below
+        assert (port.pause_rx_frames, port.pause_tx_frames) == PAUSE_AFTER[name]
+    assert after.ports["Ethernet1/1"].queues[ROCE_QUEUE].ecn_marked_packets == 235447
+    assert after.ports["Ethernet1/1"].queues[0].dropped_packets == 1611
+    assert [what for what, _ in after.unread] == ["which priorities were paused"]
+
+
+def test_pause_frames_grow_a_little_from_before(device: DevicePlan) -> None:
+    before, after = state(device, "before"), state(device)
+    for name in PORTS:
+        was, now = before.ports[name], after.ports[name]
+        assert (was.pause_rx_frames, was.pause_tx_frames) == PAUSE_BEFORE[name]
+        assert now.pause_rx_frames is not None and was.pause_rx_frames is not None
+        assert now.pause_tx_frames is not None and was.pause_tx_frames is not None
+        # a clean fabric: some pause frames, far below a storm's thousands per second
+        assert 0 < now.pause_rx_frames - was.pause_rx_frames < 3000
+        assert 0 < now.pause_tx_frames - was.pause_tx_frames < 3000
+
+
+def test_counters_grow_from_before(device: DevicePlan) -> None:
+    before, after = state(device, "before"), state(device)
+    for name in PORTS:
+        was, now = before.ports[name].queues[ROCE_QUEUE], after.ports[name].queues[ROCE_QUEUE]
+        assert was.ecn_marked_packets is not None and now.ecn_marked_packets is not None
+        assert now.ecn_marked_packets > was.ecn_marked_packets
+        assert was.dropped_packets == now.dropped_packets == 0
+
+
+def test_source_points_at_the_port_in_its_output(device: DevicePlan) -> None:
+    port = state(device).ports["Ethernet3/1"]
+    path, line, _ = port.source.rsplit(":", 2)
+    text = Path(path).read_text().splitlines()[int(line) - 1]
+    assert '"Ethernet3/1"' in text and path.endswith("interfaces.json")
+
+
+def test_fault_files_only_differ() -> None:
+    for fault, files in {
+        "pfc-off": ["pfc_counters.json", "pfc_status.json"],
+        "storm": ["pfc_counters.json", "pfc_watchdog.json"],
+        "ecn-absent": ["ecn_counters.json", "queue_counters.json"],
+    }.items():
+        folder = LAB / "faults" / fault / DEVICE
+        assert sorted(p.name for p in folder.iterdir()) == files
+        for name in files:
+            assert (folder / name).read_text() != (LAB / "after" / DEVICE / name).read_text()
+
+
+def test_pfc_off_on_the_leaf3_link(device: DevicePlan) -> None:
+    faulty = state(device, fault="pfc-off")
+    assert faulty.ports["Ethernet3/1"].pfc_enabled == ()
+    assert faulty.ports["Ethernet3/1"].watchdog == {}
+    assert all(faulty.ports[p].pfc_enabled == (3,) for p in PORTS if p != "Ethernet3/1")
+    # PFC off: no pause frames since before/ on that port; leaf2 swp31 (PFC off there too)
+    # sends Ethernet2/1 none
+    off = faulty.ports["Ethernet3/1"]
+    assert (off.pause_rx_frames, off.pause_tx_frames) == PAUSE_BEFORE["Ethernet3/1"]
+    assert faulty.ports["Ethernet2/1"].pause_rx_frames == PAUSE_BEFORE["Ethernet2/1"][0]
+    assert faulty.ports["Ethernet2/1"].pause_tx_frames == PAUSE_AFTER["Ethernet2/1"][1]
+
+
+def test_storm_counted_by_the_watchdog(device: DevicePlan) -> None:
+    clean, storm = state(device), state(device, fault="storm")
+    assert clean.ports["Ethernet3/1"].watchdog[3].storms_detected == 0
+    stormed = storm.ports["Ethernet3/1"].watchdog[3]
+    assert (stormed.enabled, stormed.storms_detected, stormed.storms_restored) == (True, 1, 1)
+    assert storm.ports["Ethernet1/1"].watchdog[3].storms_detected == 0
+
+
+def test_storm_pause_frames_climb(device: DevicePlan) -> None:
+    before, clean, storm = state(device, "before"), state(device), state(device, fault="storm")
+    stormed = storm.ports["Ethernet3/1"]
+    assert stormed.pause_rx_frames == STORM_RX
+    assert STORM_RX - PAUSE_BEFORE["Ethernet3/1"][0] > 1_000_000  # ~4,000/s in 300 s
+    assert stormed.pause_tx_frames == clean.ports["Ethernet3/1"].pause_tx_frames
+    for name in PORTS:
+        if name != "Ethernet3/1":
+            assert storm.ports[name].pause_rx_frames == clean.ports[name].pause_rx_frames
+    assert before.ports["Ethernet3/1"].pause_rx_frames == PAUSE_BEFORE["Ethernet3/1"][0]
+
+
+def test_ecn_absent_while_the_lossless_queue_drops(device: DevicePlan) -> None:
+    before, faulty = state(device, "before"), state(device, fault="ecn-absent")
+    for name in PORTS:
+        marked = faulty.ports[name].queues[ROCE_QUEUE].ecn_marked_packets
+        assert marked == before.ports[name].queues[ROCE_QUEUE].ecn_marked_packets
+    assert faulty.ports["Ethernet4/1"].queues[ROCE_QUEUE].dropped_packets == 8812
+
+
+def test_missing_output_is_unread(device: DevicePlan) -> None:
+    found = outputs("after")
+    del found["ecn_counters"]
+    del found["pfc_status"]
+    partial = read(found, device)
+    assert ("ECN marked packets", f"no output of `{COMMANDS['ecn_counters']}`") in partial.unread
+    assert any(what == "PFC operational status and watchdog" for what, _ in partial.unread)
+    port = partial.ports["Ethernet1/1"]
+    assert port.queues[ROCE_QUEUE].ecn_marked_packets is None
+    assert port.pfc_enabled is None and port.watchdog == {}
+    assert port.queues[ROCE_QUEUE].dropped_packets == 0  # what was read still is
+
+
+def test_missing_pause_counters_are_unread(device: DevicePlan) -> None:
+    found = outputs("after")
+    del found["pfc_counters"]
+    partial = read(found, device)
+    assert ("PFC pause frames", f"no output of `{COMMANDS['pfc_counters']}`") in partial.unread
+    assert any(what == "which priorities were paused" for what, _ in partial.unread)
+    port = partial.ports["Ethernet3/1"]
+    assert (port.pause_rx_frames, port.pause_tx_frames) == (None, None)
+    assert port.oper_up is True
+
+
+def test_abbreviated_names_map_to_the_plan(device: DevicePlan) -> None:
+    found = outputs("after")
+    text = found["interfaces"].text.replace('"Ethernet2/1"', '"Et2/1"')
+    found["interfaces"] = Output(text, "x/interfaces.json")
+    del found["pfc_status"], found["queue_counters"], found["ecn_counters"]
+    del found["pfc_watchdog"], found["pfc_counters"]
+    port = read(found, device).ports["Ethernet2/1"]
+    assert port.oper_up is True and port.link_flaps == 2
+    assert port.source == Output(text, "x/interfaces.json").at('"Et2/1"')
+
+
+def test_abbreviated_names_in_pause_counters(device: DevicePlan) -> None:
+    text = outputs("after")["pfc_counters"].text.replace('"Ethernet3/1"', '"Et3/1"')
+    found = {"pfc_counters": Output(text, "x/pfc_counters.json")}
+    port = read(found, device).ports["Ethernet3/1"]
+    assert (port.pause_rx_frames, port.pause_tx_frames) == PAUSE_AFTER["Ethernet3/1"]
+    assert port.source == found["pfc_counters"].at('"Et3/1"')
+
+
+def test_absent_fields_stay_unknown(device: DevicePlan) -> None:
+    bare = {
+        "interfaces": {"interfaces": {"Ethernet1/1": {}}},
+        "pfc_status": {"interfaceStatuses": {"Ethernet1/1": {}}},
+        "queue_counters": {"egressQueueCounters": {"interfaces": {"Ethernet1/1": {}}}},
+        "ecn_counters": {"intfQueueCounters": {}},
+        "pfc_watchdog": {},
+        "pfc_counters": {"interfaceCounters": {"Ethernet1/1": {}}},
+    }
+    found = {stem: Output(json.dumps(data), f"x/{stem}.json") for stem, data in bare.items()}
+    port = read(found, device).ports["Ethernet1/1"]
+    assert (port.oper_up, port.link_flaps, port.pfc_enabled) == (None, None, None)
+    assert port.queues == {} and port.watchdog == {}
+    assert (port.pause_rx_frames, port.pause_tx_frames) == (None, None)
+
+
+JUNK = [
+    "not json {",
+    "[]",
+    '"text"',
+    '{"interfaces": []}',
+    '{"interfaces": {"Ethernet1/1": 5}}',
+    '{"interfaces": {"Ethernet1/1": {"interfaceCounters": {"linkStatusChanges": "'
+    + "9" * 5000
+    + '"}}}}',
+    '{"interfaceStatuses": {"Ethernet1/1": {"enabled": "yes", "priorities": "3"}}}',
+    '{"egressQueueCounters": {"interfaces": {"Ethernet1/1": {"ucastQueues": {"trafficClasses": '
+    '{"TC3": {"dropPrecedences": [1, 2]}}}}}}}',
+    '{"intfQueueCounters": {"Ethernet1/1": {"queueCounters": {"3": -4, "99999": "1"}}}}',
+    '{"interfaces": {"Ethernet1/1": {"txQueues": {"3": {"stuckCount": 1e400}}}}}',
+    '{"interfaceCounters": {"Ethernet1/1": {"rxFrames": "-7", "txFrames": [1]}, "x": null}}',
+    '{"interfaceCounters": {"Ethernet1/1": {"rxFrames": true, "txFrames": "1.5e30"}}}',
+    "9" * 100_000,
+]
+
+
+@pytest.mark.parametrize("stem", sorted(COMMANDS))
+@pytest.mark.parametrize("text", JUNK)
+def test_junk_raises_only_value_key_type_errors(device: DevicePlan, stem: str, text: str) -> None:
+    found = outputs("after")
+    found[stem] = Output(text, f"x/{stem}.json")
+    try:
+        junk = read(found, device)
+    except (ValueError, KeyError, TypeError):
+        return
+    for port in junk.ports.values():  # read: no junk became a value
+        assert port.link_flaps in (None, 2)
+        assert port.pfc_enabled in (None, (3,))
+        assert port.pause_rx_frames in (None, PAUSE_AFTER[port.name][0])
+        assert port.pause_tx_frames in (None, PAUSE_AFTER[port.name][1])
+        for queue in port.queues.values():
+            assert queue.ecn_marked_packets is None or queue.ecn_marked_packets < 10**12
+
+
+def test_commands_and_vendor() -> None:
+    assert VENDOR.state_reader == "lossless.vendors.eos.state"
+    module = import_module(VENDOR.state_reader)
+    assert module.COMMANDS is COMMANDS and all(c.endswith("| json") for c in COMMANDS.values())
+
+
+def test_commands_of_a_device(device: DevicePlan) -> None:
+    assert commands(device) == COMMANDS
+
+
+def test_napalm_mock_driver_serves_the_recordings(device: DevicePlan, tmp_path: Path) -> None:
+    from napalm.base.mock import MockDriver
+
+    recorded = LAB / "after" / DEVICE
+    mock_folder(recorded, tmp_path, COMMANDS)
+    driver = MockDriver(DEVICE, "user", "secret", optional_args={"path": str(tmp_path)})
+    driver.open()
+    answers = driver.cli(list(COMMANDS.values()))
+    assert answers == {c: (recorded / f"{s}.json").read_text() for s, c in COMMANDS.items()}
+    live = {s: Output(str(answers[c]), f"{DEVICE}: {c}") for s, c in COMMANDS.items()}
+    read_live = read(live, device)
+    assert read_live.source == "live"
+    from_files = state(device)
+    for name in PORTS:
+        assert vars(read_live.ports[name]) | {"source": ""} == vars(from_files.ports[name]) | {
+            "source": ""
+        }
