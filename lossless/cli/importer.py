@@ -1,0 +1,85 @@
+"""`lossless import netbox|nautobot`: the inventory from a source of truth (docs/netbox.md).
+
+Reads the fabric from NetBox (REST, pynetbox) or Nautobot (GraphQL), joins it with the mapping
+file (what they cannot say: policy, ASIC, our roles) and writes our inventory YAML, loaded
+through the inventory loader first so nothing invalid is written. `--check` writes nothing:
+it compares the facts the import would write with the inventory file's and exits 1 listing
+each device, port, NIC and link that differs (drift in CI). The API token is read from the
+environment variable --token-env names, never from the command line, and never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from lossless.errors import UsageError
+from lossless.inventory import load_inventory
+from lossless.model import Inventory
+from lossless.text.grammar import plural
+from lossless.text.printable import printable
+
+SOURCES = {"netbox": "NetBox", "nautobot": "Nautobot"}
+
+
+def import_command(args: argparse.Namespace) -> int:
+    from lossless.importers.inventory_yaml import build_inventory, inventory_text, load_imported
+    from lossless.importers.mapping import load_mapping
+    from lossless.importers.netbox import http_session, parse_filters
+
+    source = SOURCES[args.source]
+    if args.retries < 0 or args.retries > 10 or args.timeout <= 0 or args.page_size < 1:
+        raise UsageError("--retries takes 0 to 10, --timeout and --page-size more than 0")
+    if args.check and args.output in (None, "-"):
+        raise UsageError("--check compares with an inventory file: give it with -o FILE")
+    mapping = load_mapping(args.mapping)
+    filters = parse_filters(args.filter)
+    token_env = args.token_env or f"{args.source.upper()}_TOKEN"
+    token = os.environ.get(token_env, "").strip()
+    if not token:
+        raise UsageError(
+            f"set the {source} API token in the environment variable {token_env} "
+            "(--token-env names it; a token is never taken from the command line)"
+        )
+    session = http_session(timeout=args.timeout, retries=args.retries)
+    if args.source == "netbox":
+        from lossless.importers.netbox import read_netbox
+
+        data = read_netbox(args.url, token, filters, session, page_size=args.page_size)
+    else:
+        from lossless.importers.nautobot import read_nautobot
+
+        data = read_nautobot(args.url, token, filters, session)
+    text = inventory_text(build_inventory(data, mapping))
+    imported = load_imported(text, args.output or "<stdout>")
+    for note in data.notes:
+        print(printable(f"lossless import: {note}"), file=sys.stderr)
+    if args.check:
+        return _check(imported, args.output, source)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    from lossless.system.writing import write_atomically
+
+    target = Path(args.output)
+    write_atomically(target.parent, {target.name: text})
+    print(printable(f"wrote {target} ({imported.summary()}, from {source})"))
+    return 0
+
+
+def _check(imported: Inventory, output: str, source: str) -> int:
+    """Exit 1 listing what differs between the facts imported and the inventory file's."""
+    from lossless.importers.inventory_yaml import drift
+
+    if not Path(output).is_file():
+        raise UsageError(f"--check: {output} is not a file")
+    lines = drift(imported, load_inventory(output), source)
+    for line in lines:
+        print(printable(line))
+    if lines:
+        print(printable(f"{output}: {plural(len(lines), 'difference')} with {source}"))
+        return 1
+    print(printable(f"{output}: the same facts as {source}"))
+    return 0

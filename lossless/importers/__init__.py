@@ -1,0 +1,1 @@
+"""Inventories imported from a source of truth (NetBox, Nautobot)."""

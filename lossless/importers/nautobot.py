@@ -1,0 +1,289 @@
+"""Read a fabric from Nautobot's GraphQL API as `SourceData`.
+
+One query, `POST /api/graphql/` with `{"query": ..., "variables": ...}` and the header
+`Authorization: Token <token>` (Nautobot 2.x, https://docs.nautobot.com/projects/core/en/
+stable/user-guide/platform-functionality/graphql/ and .../rest-api/authentication/): the
+devices of the filter (`location`, `role`, `tags`, `tenant`: the DeviceFilterSet's names) with
+their interfaces, and every cable, front port and rear port, from which the path of each
+cable through patch panels is followed here (front port -> its rear port at a position ->
+the rear port's cable -> the front port at that position on the far panel ...), as NetBox's
+trace does. Nautobot 2.x names roles, platforms, device types (`model`) and tags; it has no
+slugs, so the mapping's keys are those names.
+
+Interface `speed` (kbps) exists from Nautobot 2.4.22 on. An older Nautobot answers the query
+with "Cannot query field 'speed'": the query is sent again without it, and every port takes
+its speed from its port profile (each comment says so). Choice values may come back as
+GraphQL enum names (`M`, `FT`): they are read case-insensitively.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+
+from lossless.errors import UsageError
+from lossless.importers.inventory_yaml import (
+    Cable,
+    Connection,
+    SourceData,
+    SourceDevice,
+    SourceInterface,
+    decimal_or_none,
+)
+from lossless.importers.netbox import base_url, http_session
+
+# --filter KEY -> the DeviceFilterSet argument of Nautobot's `devices` query
+FILTER_ARGUMENTS = {
+    "site": "location",
+    "location": "location",
+    "role": "role",
+    "tag": "tags",
+    "tenant": "tenant",
+}
+MAX_HOPS = 64  # panels on one path; a loop in the cabling data ends here
+
+_DEVICES = """  devices({arguments}) {{
+    id name
+    role {{ name }}
+    device_type {{ model }}
+    platform {{ name }}
+    primary_ip4 {{ address }}
+    tags {{ name }}
+    interfaces {{ id name {speed}mtu description mgmt_only }}
+  }}"""
+_REST = """  cables {
+    id label length length_unit
+    termination_a_type { app_label model } termination_a_id
+    termination_b_type { app_label model } termination_b_id
+  }
+  front_ports { id name device { name } rear_port { id } rear_port_position }
+  rear_ports { id name device { name } }"""
+
+
+def fabric_query(filters: dict[str, list[str]], speed: bool = True) -> tuple[str, dict[str, Any]]:
+    """The GraphQL query and its variables."""
+    variables: dict[str, list[str]] = {}
+    for key, values in filters.items():
+        variables.setdefault(FILTER_ARGUMENTS[key], []).extend(values)
+    names = sorted(variables)
+    declared = ", ".join(f"${name}: [String]" for name in names)
+    arguments = ", ".join(f"{name}: ${name}" for name in names)
+    devices = _DEVICES.format(arguments=arguments, speed="speed " if speed else "")
+    if not arguments:
+        devices = devices.replace("devices()", "devices")
+    header = f"query LosslessFabric({declared})" if declared else "query LosslessFabric"
+    return f"{header} {{\n{devices}\n{_REST}\n}}\n", variables
+
+
+def read_nautobot(
+    url: str,
+    token: str,
+    filters: dict[str, list[str]],
+    session: requests.Session | None = None,
+) -> SourceData:
+    base = base_url(url, "Nautobot")
+    session = session or http_session()
+    data = _ask(session, base, token, filters, speed=True)
+    has_speed = data is not None
+    if data is None:
+        data = _ask(session, base, token, filters, speed=False)
+    if data is None:
+        raise UsageError(f"Nautobot at {base} refused the query")
+    try:
+        return _source(data, base, has_speed)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise UsageError(
+            f"Nautobot at {base} answered in a shape lossless does not know "
+            f"({type(error).__name__}: {str(error)[:80]}): is it Nautobot 2.x?"
+        ) from None
+
+
+def _ask(
+    session: requests.Session, base: str, token: str, filters: dict[str, list[str]], speed: bool
+) -> dict[str, Any] | None:
+    """The answer's data; None when a query with speed meets a Nautobot without it."""
+    query, variables = fabric_query(filters, speed)
+    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
+    try:
+        response = session.post(
+            f"{base}/api/graphql/", json={"query": query, "variables": variables}, headers=headers
+        )
+    except requests.RequestException as error:
+        raise UsageError(f"cannot reach Nautobot at {base}: {type(error).__name__}") from None
+    if response.status_code in (401, 403):
+        raise UsageError(f"Nautobot refused the token (HTTP {response.status_code})")
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise UsageError(
+            f"Nautobot at {base} answered HTTP {response.status_code} without GraphQL JSON: "
+            "is --url the Nautobot address?"
+        )
+    errors = answer.get("errors") or []
+    if errors:
+        messages = "; ".join(str(e.get("message", e))[:200] for e in errors if e)
+        if speed and "speed" in messages:
+            return None
+        raise UsageError(f"Nautobot refused the query: {messages[:400]}")
+    if not isinstance(answer.get("data"), dict):
+        raise UsageError(f"Nautobot at {base} answered HTTP {response.status_code} with no data")
+    return dict(answer["data"])
+
+
+def _name(value: Any) -> str | None:
+    return str(value["name"]) if isinstance(value, dict) and value.get("name") else None
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _source(data: dict[str, Any], base: str, has_speed: bool) -> SourceData:
+    devices, interfaces = [], []
+    for item in data["devices"] or []:
+        primary = item.get("primary_ip4")
+        address = primary.get("address") if isinstance(primary, dict) else None
+        device_type = item.get("device_type") or {}
+        devices.append(
+            SourceDevice(
+                ref=f"dcim.devices {item['id']}",
+                name=str(item["name"] or ""),
+                role=_name(item.get("role")) or "",
+                device_type=str(device_type.get("model") or ""),
+                model=str(device_type["model"]) if device_type.get("model") else None,
+                platform=_name(item.get("platform")),
+                mgmt=str(address).split("/")[0] if address else None,
+                tags=tuple(sorted(str(tag["name"]) for tag in item.get("tags") or [])),
+            )
+        )
+        for interface in item.get("interfaces") or []:
+            if interface.get("mgmt_only"):
+                continue
+            interfaces.append(
+                SourceInterface(
+                    ref=f"dcim.interfaces {interface['id']}",
+                    device=str(item["name"]),
+                    name=str(interface["name"]),
+                    speed_kbps=_number(interface.get("speed")),
+                    mtu=_number(interface.get("mtu")),
+                    description=str(interface.get("description") or ""),
+                )
+            )
+    source = SourceData("Nautobot", base, devices, interfaces, [], has_speed=has_speed)
+    if not has_speed:
+        source.notes.append(
+            "this Nautobot has no interface speed (before 2.4.22): port speeds "
+            "come from the mapping's port profiles"
+        )
+    _Paths(data, interfaces, source).connect()
+    return source
+
+
+def _kind(value: Any) -> str:
+    """'dcim.interface' from a content type object or string."""
+    if isinstance(value, dict):
+        return f"{value.get('app_label')}.{value.get('model')}"
+    return str(value)
+
+
+def _unit(value: Any) -> str | None:
+    """A length unit as Nautobot's GraphQL gives it: the value ('m') or its enum name ('M')."""
+    if value in (None, ""):
+        return None
+    return str(value).lower().removeprefix("a_")
+
+
+End = tuple[str, str]  # (content type, id)
+
+
+class _Paths:
+    """Cable paths between the interfaces of the query, through front and rear ports."""
+
+    def __init__(self, data: dict[str, Any], interfaces: list[SourceInterface], source: SourceData):
+        self.source = source
+        self.interfaces: dict[str, tuple[str, str]] = {
+            i.ref.split(" ", 1)[1]: (i.device, i.name) for i in interfaces
+        }
+        self.names: dict[End, str] = {}
+        self.front: dict[str, tuple[str, int]] = {}  # front port -> (rear port, position)
+        self.front_at: dict[tuple[str, int], str] = {}  # (rear port, position) -> front port
+        for port in data.get("front_ports") or []:
+            rear = str((port.get("rear_port") or {}).get("id"))
+            position = _number(port.get("rear_port_position")) or 1
+            self.front[str(port["id"])] = (rear, position)
+            self.front_at[(rear, position)] = str(port["id"])
+            self.names[("dcim.frontport", str(port["id"]))] = _port_name(port)
+        for port in data.get("rear_ports") or []:
+            self.names[("dcim.rearport", str(port["id"]))] = _port_name(port)
+        for key, (device, name) in self.interfaces.items():
+            self.names[("dcim.interface", key)] = f"{device}:{name}"
+        self.cables: dict[End, tuple[dict[str, Any], End]] = {}
+        for cable in data.get("cables") or []:
+            a = (_kind(cable["termination_a_type"]), str(cable["termination_a_id"]))
+            b = (_kind(cable["termination_b_type"]), str(cable["termination_b_id"]))
+            self.cables[a], self.cables[b] = (cable, b), (cable, a)
+
+    def connect(self) -> None:
+        done: set[str] = set()
+        for key in sorted(self.interfaces):
+            start: End = ("dcim.interface", key)
+            if key in done or start not in self.cables:
+                continue
+            far, cables = self.follow(start)
+            done.add(key)
+            if far is None or far[0] != "dcim.interface" or far[1] not in self.interfaces:
+                self.source.notes.append(
+                    f"{self.names[start]}: its cable path does not end at an imported "
+                    "interface: no link"
+                )
+                continue
+            done.add(far[1])
+            self.source.connections.append(
+                Connection(self.interfaces[key], self.interfaces[far[1]], tuple(cables))
+            )
+
+    def follow(self, start: End) -> tuple[End | None, list[Cable]]:
+        """The interface at the other end of the path and the cables on the way."""
+        cables: list[Cable] = []
+        positions: list[int] = []
+        here = start
+        for _ in range(MAX_HOPS):
+            if here not in self.cables:
+                return None, cables
+            cable, there = self.cables[here]
+            cables.append(self._cable(cable, here, there))
+            if there[0] == "dcim.interface":
+                return there, cables
+            leave = self._through_panel(there, positions)
+            if leave is None:
+                return None, cables
+            here = leave
+        return None, cables
+
+    def _through_panel(self, arrived: End, positions: list[int]) -> End | None:
+        """Where a path that arrived at a front or rear port leaves its panel."""
+        if arrived[0] == "dcim.frontport" and arrived[1] in self.front:
+            rear, position = self.front[arrived[1]]
+            positions.append(position)
+            return ("dcim.rearport", rear)
+        if arrived[0] == "dcim.rearport":
+            position = positions.pop() if positions else 1
+            front = self.front_at.get((arrived[1], position))
+            return ("dcim.frontport", front) if front else None
+        return None
+
+    def _cable(self, cable: dict[str, Any], near: End, far: End) -> Cable:
+        return Cable(
+            ref=f"dcim.cables {cable['id']}",
+            label=str(cable.get("label") or ""),
+            length=decimal_or_none(cable.get("length")),
+            unit=_unit(cable.get("length_unit")),
+            ends=(self.names.get(near, "?"), self.names.get(far, "?")),
+        )
+
+
+def _port_name(port: dict[str, Any]) -> str:
+    return f"{_name(port.get('device')) or '?'}:{port.get('name', '?')}"

@@ -1,0 +1,287 @@
+"""Read a fabric from NetBox's REST API (through pynetbox) as `SourceData`.
+
+Requests, per the NetBox REST API (https://netboxlabs.com/docs/netbox/en/stable/integrations/
+rest-api/; the OpenAPI schema every NetBox serves at /api/schema/), written for NetBox 4.x:
+
+* `GET /api/dcim/devices/?site=..&role=..&tag=..` — the devices (role, device_type, platform,
+  primary_ip4, tags), paginated by pynetbox (offset pagination: `limit`, `offset`, `next`);
+* `GET /api/dcim/interfaces/?device_id=..&cabled=true` — their cabled interfaces (`speed` in
+  kbps, `mtu`, `description`), 50 devices a request;
+* `GET /api/dcim/interfaces/{id}/trace/` — the cable path (NetBox `PathEndpointMixin.trace`):
+  a list of `[near-end terminations, cable, far-end terminations]`, one per cable, through
+  front and rear ports of patch panels; the cable is NetBox's `TracedCableSerializer` (`id`,
+  `label`, `type`, `length`, `length_unit`). One trace per connection: the far end found is
+  not traced again.
+
+The HTTP session (`http_session`, Nautobot's too) sets a timeout on every request and retries
+connection errors, 429 and 5xx with exponential backoff (honouring Retry-After, bounded). A
+401/403 says NetBox refused the token; the token itself (read from the environment variable
+--token-env names) is never printed, logged or put in a URL.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from lossless.errors import UsageError
+from lossless.importers.inventory_yaml import (
+    Cable,
+    Connection,
+    SourceData,
+    SourceDevice,
+    SourceInterface,
+    decimal_or_none,
+)
+
+RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER_S = 60.0
+DEVICES_PER_REQUEST = 50
+PAGE_SIZE = 1000  # NetBox's default MAX_PAGE_SIZE
+FILTER_KEYS = ("site", "role", "tag", "location", "tenant")
+
+
+class _RetryingAdapter(HTTPAdapter):
+    """Every request with a timeout; connection errors, 429 and 5xx retried with backoff.
+    Only reads are sent (GET, and Nautobot's GraphQL query POST), so a retry changes nothing."""
+
+    def __init__(
+        self, timeout: float, retries: int, backoff: float, sleep: Callable[[float], None]
+    ):
+        super().__init__()
+        self.timeout, self.retries, self.backoff, self.sleep = timeout, retries, backoff, sleep
+
+    def send(self, request: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["timeout"] = kwargs.get("timeout") or self.timeout
+        for attempt in range(self.retries + 1):
+            last = attempt == self.retries
+            try:
+                response = super().send(request, **kwargs)
+            except (requests.ConnectionError, requests.Timeout):
+                if last:
+                    raise
+                self.sleep(self.backoff * 2**attempt)
+                continue
+            if response.status_code not in RETRY_STATUS or last:
+                return response
+            self.sleep(self._delay(response, attempt))
+        raise AssertionError("unreachable")  # the last attempt returns or raises
+
+    def _delay(self, response: Any, attempt: int) -> float:
+        retry_after = response.headers.get("Retry-After", "")
+        if retry_after.isdigit():
+            return min(float(retry_after), MAX_RETRY_AFTER_S)
+        return float(self.backoff * 2**attempt)
+
+
+def http_session(
+    timeout: float = 30.0,
+    retries: int = 3,
+    backoff: float = 1.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> requests.Session:
+    session = requests.Session()
+    adapter = _RetryingAdapter(timeout, retries, backoff, sleep)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    return session
+
+
+def base_url(url: str, source: str) -> str:
+    """The server's address without a trailing slash, path /api or credentials."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"--url {url!r}: give the {source} address, e.g. https://{source.lower()}.example.com"
+        )
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise UsageError(f"--url: give the {source} address only (no user, password or query)")
+    path = parts.path.rstrip("/").removesuffix("/api")
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def parse_filters(items: list[str], keys: tuple[str, ...] = FILTER_KEYS) -> dict[str, list[str]]:
+    """--filter KEY=VALUE (repeatable) as {key: [values]}."""
+    filters: dict[str, list[str]] = {}
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals or not value or key not in keys:
+            raise UsageError(f"--filter {item!r}: give KEY=VALUE with KEY one of {', '.join(keys)}")
+        filters.setdefault(key, []).append(value)
+    return filters
+
+
+def read_netbox(
+    url: str,
+    token: str,
+    filters: dict[str, list[str]],
+    session: requests.Session | None = None,
+    page_size: int = PAGE_SIZE,
+) -> SourceData:
+    """Devices, interfaces and traced connections of the fabric; UsageError when NetBox cannot
+    be reached or refuses the token."""
+    try:
+        import pynetbox
+        from pynetbox.core.query import ContentError, Request, RequestError
+    except ImportError:
+        from lossless.system.origin import direct_url, install_extra_command
+
+        raise UsageError(
+            "lossless import netbox needs pynetbox: "
+            + install_extra_command("netbox", direct_url())
+        ) from None
+    base = base_url(url, "NetBox")
+    api = pynetbox.api(base, token=token)
+    api.http_session = session or http_session()
+
+    def get(path: str, query: dict[str, Any] | None = None, limit: int | None = None) -> Any:
+        request = Request(
+            base=f"{api.base_url}/{path}",
+            http_session=api.http_session,
+            filters=query,
+            limit=limit,
+            token=token,
+        )
+        return request.get()
+
+    try:
+        return _read(get, base, filters, page_size)
+    except RequestError as error:
+        raise UsageError(_refusal(error.req, base)) from None
+    except ContentError:
+        raise UsageError(f"{base} is not a NetBox API: its answer is not JSON") from None
+    except requests.RequestException as error:
+        raise UsageError(f"cannot reach NetBox at {base}: {type(error).__name__}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise UsageError(
+            f"NetBox at {base} answered in a shape lossless does not know ({type(error).__name__}:"
+            f" {str(error)[:80]}): is it NetBox 3.3 or later?"
+        ) from None
+
+
+def _refusal(response: Any, base: str) -> str:
+    code = response.status_code
+    path = urlsplit(response.url).path
+    if code in (401, 403):
+        return f"NetBox refused the token (HTTP {code}); check it and its permissions"
+    if code == 404:
+        return f"NetBox at {base} has no {path} (HTTP 404): is --url the NetBox address?"
+    return f"NetBox at {base} answered HTTP {code} for {path}"
+
+
+Getter = Callable[..., Iterator[Any]]
+
+
+def _read(get: Getter, base: str, filters: dict[str, list[str]], page_size: int) -> SourceData:
+    query = {key: values for key, values in filters.items()}
+    raw_devices = list(get("dcim/devices", query, page_size))
+    devices = [_device(item) for item in raw_devices]
+    interfaces: dict[int, dict[str, Any]] = {}
+    ids = sorted(int(item["id"]) for item in raw_devices)
+    for start in range(0, len(ids), DEVICES_PER_REQUEST):
+        batch = ids[start : start + DEVICES_PER_REQUEST]
+        for item in get("dcim/interfaces", {"device_id": batch, "cabled": "true"}, page_size):
+            interfaces[int(item["id"])] = item
+    data = SourceData("NetBox", base, devices, [_interface(i) for i in interfaces.values()], [])
+    traced: set[int] = set()
+    for interface_id in sorted(interfaces):
+        if interface_id in traced or interfaces[interface_id].get("mgmt_only"):
+            continue
+        path = list(get(f"dcim/interfaces/{interface_id}/trace"))
+        connection, far_id = _connection(path, data)
+        traced.add(interface_id)
+        if far_id is not None:
+            traced.add(far_id)
+        if connection is not None:
+            data.connections.append(connection)
+    return data
+
+
+def _slug(value: Any) -> str | None:
+    return str(value["slug"]) if isinstance(value, dict) and value.get("slug") else None
+
+
+def _device(item: dict[str, Any]) -> SourceDevice:
+    device_type = item["device_type"]
+    primary = item.get("primary_ip4") or item.get("primary_ip")
+    address = primary.get("address") if isinstance(primary, dict) else None
+    return SourceDevice(
+        ref=f"dcim.devices {item['id']}",
+        name=str(item["name"] or ""),  # NetBox devices may have no name
+        role=_slug(item.get("role") or item.get("device_role")) or "",
+        device_type=_slug(device_type) or "",
+        model=str(device_type["model"]) if device_type.get("model") else None,
+        platform=_slug(item.get("platform")),
+        mgmt=str(address).split("/")[0] if address else None,
+        tags=tuple(sorted(str(tag["slug"]) for tag in item.get("tags") or [])),
+    )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _interface(item: dict[str, Any]) -> SourceInterface:
+    return SourceInterface(
+        ref=f"dcim.interfaces {item['id']}",
+        device=str(item["device"]["name"]),
+        name=str(item["name"]),
+        speed_kbps=_int_or_none(item.get("speed")),
+        mtu=_int_or_none(item.get("mtu")),
+        description=str(item.get("description") or ""),
+    )
+
+
+def _end_name(termination: dict[str, Any]) -> str:
+    device = termination.get("device") or {}
+    return f"{device.get('name', '?')}:{termination.get('name', '?')}"
+
+
+def _is_interface(termination: dict[str, Any]) -> bool:
+    return "/dcim/interfaces/" in str(termination.get("url", "")) and bool(
+        termination.get("device")
+    )
+
+
+def _choice(value: Any) -> str | None:
+    """A choice as NetBox serializes it: the value, or {"value": ..., "label": ...}."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    return str(value) if value not in (None, "") else None
+
+
+def _connection(path: list[Any], data: SourceData) -> tuple[Connection | None, int | None]:
+    """The traced path as a connection between two interfaces, and the far interface's id;
+    a path that does not end at an interface is a note, not a link."""
+    if not path:
+        return None, None
+    near, far = path[0][0], path[-1][2]
+    cables = []
+    for near_ends, cable, far_ends in path:
+        if not cable:
+            continue
+        ends = (
+            _end_name(near_ends[0]) if near_ends else "?",
+            _end_name(far_ends[0]) if far_ends else "?",
+        )
+        cables.append(
+            Cable(
+                ref=f"dcim.cables {cable['id']}",
+                label=str(cable.get("label") or ""),
+                length=decimal_or_none(cable.get("length")),
+                unit=_choice(cable.get("length_unit")),
+                ends=ends,
+            )
+        )
+    if len(near) != 1 or len(far) != 1 or not _is_interface(near[0]) or not _is_interface(far[0]):
+        start = _end_name(near[0]) if near else "?"
+        data.notes.append(f"{start}: its cable path does not end at one interface: no link")
+        return None, None
+    a = (str(near[0]["device"]["name"]), str(near[0]["name"]))
+    b = (str(far[0]["device"]["name"]), str(far[0]["name"]))
+    return Connection(a, b, tuple(cables)), int(far[0]["id"])

@@ -1,0 +1,164 @@
+"""`lossless import nautobot`: the inventory from Nautobot's GraphQL API, against recorded
+answers of Nautobot 2.4 (interface speed) and 2.3 (none: speeds from the port profiles),
+tests/data/nautobot/README.md. Both render the lab byte-identical to golden/lab."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import responses
+from conftest import REPO
+
+from lossless.cli.main import main
+from lossless.importers.nautobot import fabric_query
+from lossless.inventory import load_inventory
+
+DATA = REPO / "tests" / "data" / "nautobot"
+MAPPING = str(DATA / "mapping.yaml")
+URL = "https://nautobot.example.com"
+TOKEN = "nautobot-test-token-0123456789abcdef0123"
+
+
+def answers(name: str) -> list[dict[str, Any]]:
+    recorded: list[dict[str, Any]] = json.loads((DATA / name).read_text())
+    return recorded
+
+
+@contextmanager
+def nautobot(recorded: list[dict[str, Any]], status: int | None = None) -> Iterator[list[Any]]:
+    """A Nautobot answering POST /api/graphql/ with the recorded answers in order; yields the
+    request bodies."""
+    bodies: list[Any] = []
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        assert request.headers["Authorization"] == f"Token {TOKEN}"
+        bodies.append(json.loads(request.body))
+        if status is not None:
+            return status, {}, json.dumps({"detail": "Invalid token"})
+        found = recorded[min(len(bodies), len(recorded)) - 1]
+        return found["status"], {}, json.dumps(found["body"])
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_callback(responses.POST, f"{URL}/api/graphql/", callback=answer)
+        yield bodies
+
+
+def run_import(monkeypatch: Any, *extra: str) -> int:
+    monkeypatch.setenv("NAUTOBOT_TOKEN", TOKEN)
+    return main(
+        ["import", "nautobot", "--url", URL, "--mapping", MAPPING, "--retries", "0", *extra]
+    )
+
+
+def _render_equals_golden(target: Path, out: Path) -> None:
+    assert main(["render", str(target), "-o", str(out)]) == 0
+    assert main(["render", str(target), "-o", str(out / "hosts"), "--hosts"]) == 0
+    golden = REPO / "golden" / "lab"
+    expected = sorted(p.relative_to(golden) for p in golden.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file()) == expected
+    for name in expected:
+        assert (out / name).read_bytes() == (golden / name).read_bytes(), name
+
+
+def test_the_lab_from_nautobot_renders_byte_identical_to_golden(tmp_path, monkeypatch):
+    target = tmp_path / "lab.yaml"
+    with nautobot(answers("lab-2.4.json")) as bodies:
+        assert run_import(monkeypatch, "-o", str(target)) == 0
+    assert len(bodies) == 1 and "speed" in bodies[0]["query"]
+    _render_equals_golden(target, tmp_path / "out")
+    links = {(str(link.a), str(link.b)): link.cable_m for link in load_inventory(target).links}
+    assert links[("leaf1:Ethernet248", "spine1:Ethernet1/1")] == 30  # through both panels
+    assert links[("leaf2:swp32", "spine2:Ethernet4")] == 55  # front port 2, the same trunk
+    assert links[("leaf2:swp31", "spine1:Ethernet2/1")] == 50  # 164 ft, up
+
+
+def test_a_nautobot_without_interface_speed_takes_the_profiles(tmp_path, monkeypatch, capsys):
+    target = tmp_path / "lab.yaml"
+    with nautobot(answers("lab-2.3.json")) as bodies:
+        assert run_import(monkeypatch, "-o", str(target)) == 0
+    assert "speed" in bodies[0]["query"] and "speed" not in bodies[1]["query"]
+    assert "has no interface speed (before 2.4.22)" in capsys.readouterr().err
+    text = target.read_text()
+    assert "no speed in Nautobot, 400G from profile server-400g" in text
+    assert "no speed in Nautobot, 400G of its switch port" in text
+    _render_equals_golden(target, tmp_path / "out")
+
+
+def test_filters_become_graphql_variables(monkeypatch):
+    with nautobot(answers("lab-2.4.json")) as bodies:
+        run_import(
+            monkeypatch,
+            "--filter",
+            "site=lab",
+            "--filter",
+            "role=Leaf",
+            "--filter",
+            "role=Spine",
+            "--filter",
+            "tag=roce",
+        )
+    assert bodies[0]["variables"] == {
+        "location": ["lab"],
+        "role": ["Leaf", "Spine"],
+        "tags": ["roce"],
+    }
+    query, _ = fabric_query({"role": ["Leaf"]})
+    assert query.startswith("query LosslessFabric($role: [String]) {\n  devices(role: $role) {")
+    assert fabric_query({})[0].startswith("query LosslessFabric {\n  devices {")
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_token_is_said_without_the_token(monkeypatch, capsys, status):
+    with nautobot([], status=status):
+        assert run_import(monkeypatch) == 2
+    out, err = capsys.readouterr()
+    assert f"lossless: Nautobot refused the token (HTTP {status})" in err
+    assert TOKEN not in out + err
+
+
+def test_graphql_errors_and_junk_are_bad_input(monkeypatch, capsys):
+    error = {"status": 200, "body": {"errors": [{"message": 'Unknown argument "x"'}]}}
+    with nautobot([error]):
+        assert run_import(monkeypatch) == 2
+    assert 'Nautobot refused the query: Unknown argument "x"' in capsys.readouterr().err
+    with nautobot([{"status": 502, "body": "<html>Bad gateway</html>"}]):
+        assert run_import(monkeypatch) == 2
+    assert "without GraphQL JSON" in capsys.readouterr().err
+    junk = copy.deepcopy(answers("lab-2.4.json"))
+    junk[0]["body"]["data"]["devices"][0]["interfaces"] = [{"name": "x"}]
+    with nautobot(junk):
+        assert run_import(monkeypatch) == 2
+    assert "answered in a shape lossless does not know" in capsys.readouterr().err
+
+
+def test_a_cable_without_length_names_the_cable_and_its_ends(monkeypatch, capsys):
+    broken = copy.deepcopy(answers("lab-2.4.json"))
+    trunk = next(c for c in broken[0]["body"]["data"]["cables"] if c["label"] == "TRUNK-1")
+    trunk["length"] = None
+    with nautobot(broken):
+        assert run_import(monkeypatch) == 2
+    err = capsys.readouterr().err
+    ends = r"pp-row(1|2):Rear1 and pp-row(2|1):Rear1"  # in the order the path was followed
+    assert re.search(
+        rf"Nautobot dcim.cables {trunk['id']} \('TRUNK-1'\): cable between {ends} "
+        "has no length",
+        err,
+    )
+
+
+def test_an_unmapped_device_type_is_an_error_naming_device_and_type(monkeypatch, capsys):
+    other = copy.deepcopy(answers("lab-2.4.json"))
+    other[0]["body"]["data"]["devices"][1]["device_type"]["model"] = "SN9999"
+    with nautobot(other):
+        assert run_import(monkeypatch) == 2
+    assert re.search(
+        r"device leaf2: device type 'SN9999' is not in the mapping's device_types",
+        capsys.readouterr().err,
+    )
