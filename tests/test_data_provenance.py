@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from conftest import DATA, REPO
 
@@ -28,9 +30,23 @@ def test_the_copies_carry_their_sources():
         assert f"| {path.name} |" in listed, path.name
 
 
+# sha256sum lines of the reference files, taken from ../shared when they were copied: the
+# copies are checked against them in any checkout (`sha256sum -c` in ../shared works too)
+SUMS = DATA / "COPIES.sha256"
+
+
+def _recorded() -> dict[str, str]:
+    pairs = (line.split(maxsplit=1) for line in SUMS.read_text().splitlines() if line.strip())
+    return {path.strip(): digest for digest, path in pairs}
+
+
 @pytest.mark.parametrize(("ours", "theirs"), COPIES, ids=[c[0] for c in COPIES])
-def test_copy_matches_the_shared_reference(ours, theirs):
-    original = SHARED / theirs
-    if not original.is_file():
-        pytest.skip("no ../shared beside this checkout: the copy is all there is")
-    assert (DATA / ours).read_bytes() == original.read_bytes()
+def test_copy_is_the_reference_it_was_copied_from(ours, theirs):
+    assert hashlib.sha256((DATA / ours).read_bytes()).hexdigest() == _recorded()[theirs]
+
+
+def test_the_recorded_sums_are_the_shared_reference_of_today():
+    if not SHARED.is_dir():
+        pytest.skip("no ../shared beside this checkout: COPIES.sha256 is the record")
+    for path, digest in _recorded().items():
+        assert hashlib.sha256((SHARED / path).read_bytes()).hexdigest() == digest, path

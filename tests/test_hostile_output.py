@@ -288,7 +288,7 @@ def test_plan_text_of_a_hostile_config_shows_its_names_escaped(tmp_path):
     for output in (plain.getvalue(), terminal.file.getvalue()):
         assert_safe(output)
         lines = [line.rstrip() for line in output.splitlines()]
-        assert lines[0].startswith("fabric leaf\\x1b[2J[bold]\\u202e: 1 devices")
+        assert lines[0].startswith("fabric leaf\\x1b[2J[bold]\\u202e: 1 device (from ")
         assert "leaf\\x1b[2J[bold]\\u202e  (leaf, eos, tomahawk-4)" in lines  # its header model
         # a cell is text, measured escaped (plain: the columns still line up), not markup
         [row] = [line for line in lines if line.startswith("Ethernet1/1")]

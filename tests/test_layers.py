@@ -44,6 +44,7 @@ LAYERS = {
     "lossless.report": 4,
     "lossless.verify": 4,
     "lossless.deploy": 4,
+    "lossless.importers": 4,  # NetBox/Nautobot -> inventory YAML, loaded through inventory/
     # the command line
     "lossless.cli": 5,
     "lossless.__main__": 5,

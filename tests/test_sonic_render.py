@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from conftest import INVENTORIES, REPO
+from conftest import INVENTORIES, REPO, SONIC_YANG
 
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
@@ -151,12 +151,12 @@ def test_render_is_the_old_byte_format():
 
 # -- YANG ------------------------------------------------------------------------------------
 
-YANG_DIR = REPO.parent / "shared" / "sonic-yang"
+YANG_DIR = SONIC_YANG  # the copy in tests/data (test_data_provenance.py: unchanged)
 
 
 def _hash_field_enum() -> set[str]:
     """The enum of sonic-types.yang's hash-field typedef, which sonic-hash.yang (absent from
-    ../shared/sonic-yang) restricts SWITCH_HASH's ecmp_hash to."""
+    tests/data/sonic-yang) restricts SWITCH_HASH's ecmp_hash to."""
     text = (YANG_DIR / "sonic-types.yang").read_text()
     block = text[text.index("typedef hash-field") :]
     block = block[: block.index("typedef", 10)]
@@ -166,8 +166,6 @@ def _hash_field_enum() -> set[str]:
 @pytest.mark.parametrize("name", sorted(PLAN.devices))
 def test_variants_are_valid_yang(name):
     pytest.importorskip("libyang", reason="libyang not installed: run bash .ci/install")
-    if not YANG_DIR.is_dir():
-        pytest.skip("../shared/sonic-yang is not beside this checkout")
     from sonic_base import merged_with_device
 
     from lossless.vendors.sonic.yang import SonicYang

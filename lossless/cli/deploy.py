@@ -63,8 +63,20 @@ def push_command(args: argparse.Namespace) -> int:
     chosen = set(inventory.devices if args.all else chosen_devices(inventory, args) or ())
     if args.canary < 0 or args.batch_size < 1 or args.revert_in < 0:
         raise UsageError("--canary >= 0, --batch-size >= 1 and --revert-in >= 0")
+    if (args.settle < 0 or args.rollback_on_gate_failure) and not args.gate:
+        raise UsageError("--settle and --rollback-on-gate-failure are for --gate")
+    if args.settle < 0:
+        raise UsageError("--settle takes seconds >= 0")
     plan = plan_fabric(inventory)
     selected = [d for name, d in plan.devices.items() if name in chosen]
+    waves = _waves(args.wave, len(selected))
+    gate = None
+    if args.gate:
+        if not args.commit:
+            raise UsageError("--gate verifies committed waves: add --commit")
+        from lossless.deploy.live import PushGate
+
+        gate = PushGate(args.settle, args.rollback_on_gate_failure)
     errors = blocking_errors(plan, (d.name for d in selected))
     if errors:
         print(text(errors))
@@ -80,8 +92,12 @@ def push_command(args: argparse.Namespace) -> int:
             args.revert_in,
             progress,
             split_links=args.split_links,
+            waves=waves,
+            gate=gate,
         )
     print(render_results(results, args.format, push.order, push), end="")
+    if push.gate_failed:
+        return 1
     unsupported = [r.device for r in results if r.status == "no-driver"]
     if args.commit and unsupported and not args.skip_unsupported:
         print(
@@ -93,6 +109,18 @@ def push_command(args: argparse.Namespace) -> int:
     return 1 if any(r.failed or r.status == "skipped" for r in results) else 0
 
 
+def _waves(texts: list[str], total: int) -> list[int] | None:
+    """--wave sizes as device counts (None: not given)."""
+    if not texts:
+        return None
+    from lossless.deploy.order import wave_sizes
+
+    try:
+        return wave_sizes(texts, total)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def _require_deploy_extra() -> None:
     """The live steps need the optional napalm/nornir extra: say so, not a traceback."""
     try:
@@ -101,9 +129,12 @@ def _require_deploy_extra() -> None:
 
         import lossless.deploy.live  # noqa: F401
     except ImportError as error:
+        from lossless.system.origin import direct_url, install_extra_command
+
         missing = f" ({error.name} is not installed)" if error.name else ""
         raise UsageError(
-            f"live diff and push need napalm and nornir{missing}: pip install 'lossless[deploy]'"
+            f"live diff and push need napalm and nornir{missing}: "
+            + install_extra_command("deploy", direct_url())
         ) from None
 
 

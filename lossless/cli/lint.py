@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr
+from dataclasses import replace
 from functools import partial
 from operator import methodcaller
 from pathlib import Path
@@ -14,7 +18,8 @@ from typing import TYPE_CHECKING, TextIO
 from lossless.cli.inputs import folder, load
 from lossless.cli.render import write_configs
 from lossless.cli.selection import select_devices
-from lossless.errors import UsageError
+from lossless.cli.settings import Options, Settings, merged, path_matches, settings_for
+from lossless.errors import InputError, UsageError
 from lossless.inventory.schema import suggest
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
@@ -30,7 +35,16 @@ if TYPE_CHECKING:
 def lint_command(args: argparse.Namespace) -> int:
     from lossless.lint.runner import lint
 
-    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
+    run = ReportRun(args)
+    with run.notes(), run.bad_input_reported([]):
+        plan, extra = _lint_inputs(args)
+        return run.finish(lint(plan, run.select, run.ignore, extra), plan)
+
+
+def _lint_inputs(args: argparse.Namespace) -> tuple[FabricPlan, list[Finding]]:
+    """What `lint` judges: one config alone, or the inventory's plan (with --configs, the
+    configs read back against it; with --host-state, the NICs' saved state), and the
+    findings made reading them."""
     extra: list[Finding] = []
     if args.config:
         if args.inventory or not args.os:
@@ -64,7 +78,7 @@ def lint_command(args: argparse.Namespace) -> int:
             extra += host_findings
     if args.host_state and not args.inventory:
         raise UsageError("--host-state DIR needs the INVENTORY the hosts belong to")
-    return _print_lint(lint(plan, select, ignore, extra), plan, args.format)
+    return plan, extra
 
 
 def _hardware(asic: str | None, platform: str | None) -> ModelMatch | None:
@@ -131,12 +145,9 @@ def ci_command(args: argparse.Namespace) -> int:
     (over a second each at 32,768 GPUs); here that happens once, and the configs are linted
     in the same run as the plan, so a finding both make is reported once. Everything is read
     and checked before anything is written. stdout holds the lint report alone (a SARIF or
-    JUnit file), --report FORMAT:FILE writes more; what was written is said on stderr."""
-    from lossless.lint.report import report
-    from lossless.lint.runner import lint
-    from lossless.system.writing import write_streamed
-
-    select, ignore = _rule_ids(args.select, "--select"), _rule_ids(args.ignore, "--ignore")
+    JUnit file), --report FORMAT:FILE writes more; what was written is said on stderr. A
+    broken inventory is reported in the format asked for too, and in every --report file."""
+    run = ReportRun(args)
     files = [("--plan-json", args.plan_json), *(("--report", file) for _, file in args.report)]
     for option, file in files:
         if file == "-":
@@ -148,6 +159,17 @@ def ci_command(args: argparse.Namespace) -> int:
             "--render and --configs name one folder: the configs would be linted after the "
             "render replaced them"
         )
+    with run.notes(), run.bad_input_reported(args.report):
+        return _ci(args, run, configs, rendered)
+
+
+def _ci(
+    args: argparse.Namespace, run: ReportRun, configs: Path | None, rendered: Path | None
+) -> int:
+    from lossless.lint.report import report
+    from lossless.lint.runner import lint
+    from lossless.system.writing import write_streamed
+
     inventory = load(args, "ci")
     plan = plan_fabric(inventory, hosts="later")  # whole: the deadlock rules need every link
     read, extra = _read_configs(plan, configs, sys.stderr) if configs is not None else (plan, [])
@@ -159,12 +181,12 @@ def ci_command(args: argparse.Namespace) -> int:
         print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
     if rendered is not None:
         write_configs(rendered, plan, inventory, sys.stderr)
-    result = lint(plan, select, ignore, extra, also=read)
+    result = run.per_path_filtered(lint(plan, run.select, run.ignore, extra, also=read))
     for format_name, file in args.report:
         text = report(result, list(plan.devices), format_name)
         write_streamed(Path(file), methodcaller("write", text), "--report")
         print(f"{format_name} report written to {file}", file=sys.stderr)
-    return _print_lint(result, plan, args.format)
+    return run.finish(result, plan, filtered=True)
 
 
 def rules_command(args: argparse.Namespace) -> int:
@@ -218,9 +240,115 @@ def _read_configs(
     return read, extra
 
 
-def _print_lint(result: LintResult, plan: FabricPlan, format_name: str) -> int:
-    """The findings in the format asked for; exit 1 when one is an error."""
-    from lossless.lint.report import report
+class ReportRun:
+    """The report options of one run of `lint`, `ci` or another command that reports
+    findings as lint does (its parser has _add_lint_report_arguments' options): the settings
+    file (lossless.cli.settings) under the flags, the rules resolved (a wrong name is a usage
+    error before anything is read), where the report goes, the exit code it makes."""
 
-    sys.stdout.write(report(result, list(plan.devices), format_name))
-    return 1 if result.failed else 0
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.settings: Settings = settings_for(args)
+        self.options: Options = merged(args, self.settings)
+        self.select = _named_rules(self.options.select)
+        self.ignore = _named_rules(self.options.ignore)
+        where = self.settings.where("per-path-ignores")
+        self.per_path = [
+            (glob, set(_rule_ids(list(rules), f"{where}.{glob}")))
+            for glob, rules in self.settings.per_path_ignores
+        ]
+
+    def note(self, text: str) -> None:
+        """A note for -v only, on stderr."""
+        if self.args.verbose:
+            print(printable(f"lossless: {text}"), file=sys.stderr)
+
+    @contextmanager
+    def notes(self) -> Iterator[None]:
+        """stderr's notes (what was written, progress, assumptions) dropped with -q; errors
+        are printed after the command returns, by main, and stay."""
+        self.note(f"settings: {self.settings.file or 'none'}")
+        self.note(f"format {self.options.format}, fail on {self.options.fail_on}")
+        if not self.args.quiet:
+            yield
+            return
+        with open(os.devnull, "w") as sink, redirect_stderr(sink):
+            yield
+
+    @contextmanager
+    def bad_input_reported(self, reports: list[tuple[str, str]]) -> Iterator[None]:
+        """A broken inventory or config (InputError, exit 2) in the report's format as well
+        as on stderr: GitHub annotations, a SARIF result, ... (LL000), on stdout or in
+        --output-file, and in each --report file. The text format on stdout is left to the
+        stderr lines main prints."""
+        try:
+            yield
+        except InputError as error:
+            from lossless.lint.report import problems_report
+
+            if self.options.format != "text" or self.args.output_file not in (None, "-"):
+                self.emit(problems_report(error.problems, self.options.format))
+            for format_name, file in reports:
+                _write(file, problems_report(error.problems, format_name), "--report")
+            raise
+
+    def per_path_filtered(self, result: LintResult) -> LintResult:
+        """The findings but those per-path-ignores drops (the rules named for a glob, in the
+        files it matches, relative to the settings file's folder)."""
+        if not self.per_path or self.settings.file is None:
+            return result
+        from lossless.lint.report import finding_file
+
+        base = self.settings.file.parent
+        dropped: dict[str, set[str]] = {}  # file -> the rules ignored there
+        for file in {finding_file(f) for f in result.findings}:
+            dropped[file] = set().union(
+                *(rules for glob, rules in self.per_path if path_matches(glob, file, base))
+            )
+        kept = [f for f in result.findings if f.rule not in dropped[finding_file(f)]]
+        if len(kept) != len(result.findings):
+            count = len(result.findings) - len(kept)
+            self.note(f"per-path-ignores dropped {plural(count, 'finding')}")
+        return replace(result, findings=kept)
+
+    def emit(self, text: str) -> None:
+        """The report to stdout, or atomically to --output-file."""
+        if self.args.output_file in (None, "-"):
+            sys.stdout.write(text)
+        else:
+            _write(self.args.output_file, text, "--output-file")
+
+    def finish(self, result: LintResult, plan: FabricPlan, filtered: bool = False) -> int:
+        """The report in its format, and the exit code: 1 on an error finding (any finding
+        with fail-on warning), never with --exit-zero."""
+        from lossless.lint.report import report
+        from lossless.text.colour import wants_colour
+
+        if not filtered:
+            result = self.per_path_filtered(result)
+        to_stdout = self.args.output_file in (None, "-")
+        colour = self.options.format == "text" and wants_colour(
+            self.options.color, sys.stdout if to_stdout else None, os.environ
+        )
+        self.emit(report(result, list(plan.devices), self.options.format, colour))
+        if self.args.output_file is not None and not to_stdout:
+            print(f"report written to {self.args.output_file}", file=sys.stderr)
+        if self.args.exit_zero:
+            return 0
+        if self.options.fail_on == "warning":
+            return 1 if result.findings else 0
+        return 1 if result.failed else 0
+
+
+def _named_rules(named: tuple[tuple[str, list[str]], ...]) -> list[str]:
+    """The rule IDs of (who named them, names) pairs, a wrong name reported where written."""
+    ids: list[str] = []
+    for who, names in named:
+        ids += [i for i in _rule_ids(names, who) if i not in ids]
+    return ids
+
+
+def _write(file: str, text: str, option: str) -> None:
+    from lossless.system.writing import write_streamed
+
+    write_streamed(Path(file), methodcaller("write", text), option)

@@ -9,6 +9,8 @@ prints. A command's module is imported when it runs, so `--help` and `--version`
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
@@ -30,14 +32,20 @@ COMMANDS = {
     "rules": ("lint", "rules_command"),
     "report": ("report", "report_command"),
     "export": ("export", "export_command"),
+    "import": ("importer", "import_command"),
     "diff": ("deploy", "diff_command"),
     "push": ("deploy", "push_command"),
+    "verify": ("verify", "verify_command"),
     "completion": ("completion", "completion_command"),
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    mistyped = _unknown_command(parser, sys.argv[1:] if argv is None else list(argv))
+    if mistyped is not None:
+        _error_line(f"lossless: {mistyped}")
+        return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
@@ -54,12 +62,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         _error_line(f"lossless: {error}")
         return 2
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError as error:  # `| head`: the reader left; a decided outcome stands
+        _quiet_stdout()
+        return int(getattr(error, "exit_code", 0))
     except Exception as error:  # a bug: one line, never a traceback, never 1 (findings)
         detail = str(error).splitlines()[0][:300] if str(error).strip() else ""
         _error_line(f"lossless: internal error: {type(error).__name__}: {detail} (please report)")
         return 3
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush into the closed pipe
+    raises nothing (Python's documented SIGPIPE note)."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError, ValueError):  # stdout is no real file (tests capture it)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The message "no command 'lnit' (did you mean 'lint'?)" when the first word that is not
+    an option (the top level takes -h and -V, neither with a value) names no command;
+    argparse's own message lists every command instead."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    commands = [
+        name
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name in action.choices
+    ]
+    if word is None or word in commands:
+        return None
+    close = difflib.get_close_matches(word, commands, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else "`lossless --help` lists them"
+    return f"no command {word!r} ({hint})"
 
 
 def _error_line(text: str) -> None:

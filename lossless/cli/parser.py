@@ -42,8 +42,44 @@ def _add_lint_report_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--format",
         choices=LINT_FORMATS,
-        default="text",
-        help="codeclimate: GitLab Code Quality report",
+        help="codeclimate: GitLab Code Quality report (default text, or the settings file's)",
+    )
+    _add_exit_and_output_arguments(command)
+
+
+def _add_exit_and_output_arguments(command: argparse.ArgumentParser) -> None:
+    """lint's and ci's exit policy, output and settings file (docs/configuration.md)."""
+    command.add_argument(
+        "--exit-zero", action="store_true", help="findings never exit 1 (bad input still 2)"
+    )
+    command.add_argument(
+        "--fail-on",
+        choices=["error", "warning"],
+        help="exit 1 on an error finding (default), or on any finding",
+    )
+    command.add_argument(
+        "--output-file", metavar="FILE", help="write the report to FILE (atomically), not stdout"
+    )
+    command.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        help="colour the text report by severity (default auto: on a terminal, unless NO_COLOR)",
+    )
+    loudness = command.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q", "--quiet", action="store_true", help="the report alone: no notes on stderr"
+    )
+    loudness.add_argument(
+        "-v", "--verbose", action="store_true", help="more notes on stderr (settings, rules)"
+    )
+    command.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="settings file to use (default: .lossless.toml or pyproject.toml [tool.lossless], "
+        "found from here upwards)",
+    )
+    command.add_argument(
+        "--isolated", action="store_true", help="read no settings file: the flags alone"
     )
 
 
@@ -62,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Lossless RoCE v2 QoS: validate an inventory, plan PFC headroom, ECN and "
         "ECMP, render and lint switch configs, diff and push them.",
     )
-    parser.add_argument("--version", action="version", version=f"lossless {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"lossless {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser("validate", help="check an inventory and print a summary")
@@ -109,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument(
         "--server", action="append", default=[], help="with --hosts: only this server (repeat)"
+    )
+    render.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every plan value a config cannot state, and why (default: a one-line count)",
     )
 
     lint = commands.add_parser(
@@ -251,8 +293,67 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --commit, push a PFC-coupled change although the other end of its link is "
         "not in this push (it already has the new PFC settings); default: refuse",
     )
+    push.add_argument(
+        "--wave",
+        action="append",
+        default=[],
+        metavar="SIZES",
+        help="push in waves of these sizes, device counts or percentages, e.g. 1,10%%,50%% "
+        "(the last repeats; replaces --canary and --batch-size)",
+    )
+    push.add_argument(
+        "--gate",
+        action="store_true",
+        help="with --commit, verify the devices changed so far after each wave against their "
+        "state before the push; an error stops the rollout (docs/verify.md)",
+    )
+    push.add_argument(
+        "--settle",
+        type=finite_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="with --gate, wait this long after a wave before verifying it (60)",
+    )
+    push.add_argument(
+        "--rollback-on-gate-failure",
+        action="store_true",
+        help="with --gate, roll back every device changed so far when a gate fails "
+        "(default: stop and say how)",
+    )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)
+
+    verify = commands.add_parser(
+        "verify",
+        help="judge the running fabric's PFC, ECN, watchdog and drop counters against the plan",
+    )
+    verify.add_argument("inventory")
+    verify.add_argument(
+        "--live", action="store_true", help="ask the switches through napalm (show commands)"
+    )
+    verify.add_argument(
+        "--state",
+        metavar="DIR",
+        help="saved show outputs, DIR/<device>/ (`lossless export state-script` collects them)",
+    )
+    verify.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="judge counter deltas since this earlier state: a --snapshot file or a --state "
+        "folder (default: counters since they were last cleared)",
+    )
+    verify.add_argument(
+        "--snapshot", metavar="FILE", help="also save the state read, as a later --baseline"
+    )
+    verify.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="only these devices: names, comma lists or ranges like leaf[01:04] (repeatable)",
+    )
+    _add_lint_report_arguments(verify)
+    add_device_access_arguments(verify)
 
     report = commands.add_parser(
         "report",
@@ -288,9 +389,10 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export",
         help="write the plan as another tool's input: anta, an Arista ANTA test catalog "
-        "(YAML) for the EOS devices",
+        "(YAML) for the EOS devices; state-script, a bash script saving the switches' "
+        "show outputs for `lossless verify --state`",
     )
-    export.add_argument("target", choices=["anta"])
+    export.add_argument("target", choices=["anta", "state-script"])
     export.add_argument("inventory")
     export.add_argument(
         "-o", "--output", metavar="FILE", help="write it to FILE (default or '-': stdout)"
@@ -304,14 +406,67 @@ def build_parser() -> argparse.ArgumentParser:
         "like leaf[01:04] (repeatable)",
     )
 
+    importer = commands.add_parser(
+        "import",
+        help="write the inventory from NetBox (REST) or Nautobot (GraphQL) and a mapping "
+        "file; --check: exit 1 when they differ from the inventory (docs/netbox.md)",
+    )
+    importer.add_argument("source", choices=["netbox", "nautobot"])
+    importer.add_argument("--url", required=True, help="the NetBox or Nautobot address")
+    importer.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="environment variable holding the API token (default NETBOX_TOKEN or "
+        "NAUTOBOT_TOKEN); the token is never taken from the command line",
+    )
+    importer.add_argument(
+        "--mapping",
+        required=True,
+        metavar="FILE",
+        help="what the source cannot say: policy, device type -> ASIC, role -> our role "
+        "(schemas/netbox-mapping.schema.json)",
+    )
+    importer.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="only devices with this site, role, tag, location or tenant (repeatable)",
+    )
+    importer.add_argument(
+        "-o", "--output", metavar="FILE", help="inventory YAML to write (default or '-': stdout)"
+    )
+    importer.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 listing what differs from the inventory -o FILE",
+    )
+    importer.add_argument(
+        "--timeout", type=finite_float, default=30.0, help="seconds per request (30)"
+    )
+    importer.add_argument(
+        "--retries", type=int, default=3, help="retries on 429, 5xx and connection errors (3)"
+    )
+    importer.add_argument(
+        "--page-size",
+        type=int,
+        default=1000,
+        help="NetBox objects per page (1000, NetBox's default MAX_PAGE_SIZE)",
+    )
+
     completion = commands.add_parser(
         "completion",
         help="print a shell completion script",
-        description="Print a tab-completion script. bash: lossless completion bash > "
-        "~/.local/share/bash-completion/completions/lossless; zsh: lossless completion zsh > "
-        '"${fpath[1]}/_lossless"',
+        description="Print a tab-completion script. To install it:\n\n"
+        "bash:\n  mkdir -p ~/.local/share/bash-completion/completions\n"
+        "  lossless completion bash > ~/.local/share/bash-completion/completions/lossless\n"
+        "zsh (and fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc):\n"
+        "  mkdir -p ~/.zfunc\n  lossless completion zsh > ~/.zfunc/_lossless\n"
+        "fish:\n  mkdir -p ~/.config/fish/completions\n"
+        "  lossless completion fish > ~/.config/fish/completions/lossless.fish",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keep the lines to copy
     )
-    completion.add_argument("shell", choices=["bash", "zsh", "tcsh"])
+    completion.add_argument("shell", choices=["bash", "zsh", "fish", "tcsh"])
     return parser
 
 
@@ -378,6 +533,7 @@ def add_device_access_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mock",
         metavar="DIR",
-        help="use napalm's mock driver with recorded responses in DIR/<device>/ "
-        "(tests and rehearsals)",
+        help="use napalm's mock driver with recorded responses in DIR/<device>/ (show "
+        "commands: DIR/<device>/state-<N>/ for the Nth state read, from 0) (tests and "
+        "rehearsals)",
     )

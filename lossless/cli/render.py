@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from lossless.cli.inputs import load
 from lossless.cli.selection import chosen_devices
@@ -25,6 +25,9 @@ from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.text.grammar import plural
 from lossless.text.printable import printable, printable_lines
+
+if TYPE_CHECKING:
+    from lossless.vendors.config_folder import FolderCheck
 
 
 def render_command(args: argparse.Namespace) -> int:
@@ -57,14 +60,17 @@ def render_command(args: argparse.Namespace) -> int:
         every_file = [file_name(device) for device in inventory.devices.values()]
         names, text_of = device_files(plan)
         return _check(folder, names, text_of, every_file, args.diff)
-    write_configs(folder, plan, inventory, sys.stdout)
+    write_configs(folder, plan, inventory, sys.stdout, args.verbose)
     return 0
 
 
-def write_configs(folder: Path, plan: FabricPlan, inventory: Inventory, out: TextIO) -> None:
+def write_configs(
+    folder: Path, plan: FabricPlan, inventory: Inventory, out: TextIO, verbose: bool = False
+) -> None:
     """Every planned device's config written into folder, and what the run did said to
-    `out`: how many files changed, files no device renders, what an OS cannot express."""
-    from lossless.report.not_expressed import not_expressed_lines
+    `out`: how many files changed, files no device renders; on stderr, what the OSes cannot
+    express: one line, or with `verbose` every value and why."""
+    from lossless.report.not_expressed import not_expressed_lines, not_expressed_summary
     from lossless.system.writing import write_rendered
     from lossless.vendors.config_folder import orphan_files
     from lossless.vendors.rendering import device_files, file_name
@@ -76,8 +82,11 @@ def write_configs(folder: Path, plan: FabricPlan, inventory: Inventory, out: Tex
     for name in orphan_files(folder, every_file):
         note = f"note: {folder / name} is no device's config in {inventory.file} (left in place)"
         print(printable(note), file=out)
-    for line in not_expressed_lines(plan.devices.values()):
-        print(line, file=out)
+    if verbose:
+        for line in not_expressed_lines(plan.devices.values()):
+            print(line, file=sys.stderr)
+    elif summary := not_expressed_summary(plan.devices.values()):
+        print(summary, file=sys.stderr)
 
 
 def _check(
@@ -88,9 +97,27 @@ def _check(
     diff: bool,
 ) -> int:
     """Exit 1 listing each file that is missing, changed or orphaned; with diff, the change."""
-    from lossless.vendors.config_folder import check_folder, unified_diff
+    from lossless.vendors.config_folder import check_folder
 
     check = check_folder(folder, names, text_of, every_file)
+    outcome = 0 if check.clean else 1
+    try:
+        _print_check(check, folder, names, text_of, diff)
+    except BrokenPipeError as error:  # `--check --diff | head`: the check already failed
+        error.exit_code = outcome  # type: ignore[attr-defined]  # read by cli/main.py
+        raise
+    return outcome
+
+
+def _print_check(
+    check: FolderCheck,
+    folder: Path,
+    names: list[str],
+    text_of: Callable[[int], str],
+    diff: bool,
+) -> None:
+    from lossless.vendors.config_folder import unified_diff
+
     index = {name: number for number, name in enumerate(names)}
     for label, listed in (
         ("missing", check.missing),
@@ -107,7 +134,7 @@ def _check(
         f"{len(check.missing)} missing, {len(check.changed)} changed, "
         f"{plural(len(check.orphans), 'orphan')}; {plural(len(names), 'file')} checked in {folder}"
     )
-    return 0 if check.clean else 1
+    sys.stdout.flush()  # a closed pipe is found here, while the outcome is known
 
 
 def _render_hosts(args: argparse.Namespace) -> int:

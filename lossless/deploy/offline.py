@@ -86,6 +86,13 @@ def diff_order(plan: FabricPlan, diffs: list[DeviceDiff]) -> ChangeOrder:
     )
 
 
+def change_count(item: DeviceDiff) -> int:
+    """The changes a device's diff makes: one per change unit (lossless.deploy.impact), so an
+    enclosing `interface Ethernet1/1` line of a remediation, which changes nothing by itself,
+    is not counted."""
+    return len(item.impacts)
+
+
 def summary(diffs: list[DeviceDiff]) -> dict[str, int]:
     counts = {"changed": 0, "unchanged": 0, "missing-backup": 0}
     for item in diffs:
@@ -101,7 +108,7 @@ def render_text(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
         if item.status == "missing-backup":
             lines.append(f"{item.device} ({item.os}): no running-config backup")
             continue
-        changes = plural(len(item.changes), "change")
+        changes = plural(change_count(item), "change")
         phase = order.phase_of(item.device)
         impact = f", {len(disruptive(item.impacts))} disruptive" + (
             f", phase {phase}" if phase else ""
@@ -142,6 +149,7 @@ def render_json(diffs: list[DeviceDiff], order: ChangeOrder) -> str:
                         "backup": d.backup,
                         "status": d.status,
                         "changes": d.changes,
+                        "change_count": change_count(d),  # lines that open a section are not
                         "impacts": [i.to_dict() for i in d.impacts],
                         **({"held_back": d.held_back} if d.held_back else {}),
                         "phase": order.phase_of(d.device),

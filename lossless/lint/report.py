@@ -14,18 +14,43 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from xml.etree import ElementTree
 
 from lossless import __version__
+from lossless.errors import Problem
 from lossless.lint.catalogue import registered_rules
-from lossless.lint.registry import Finding
+from lossless.lint.registry import Finding, Rule
 from lossless.lint.runner import SHOWN_SUBJECTS, LintResult, Suppressed
+from lossless.text.colour import paint
 from lossless.text.grammar import first_few, plural
 from lossless.text.printable import inert_json, printable
 
 RULES = registered_rules()  # every rule, by ID
+
+# Bad input (an InputError's problems: a broken inventory, a config that does not parse) in
+# the formats CI reads, so a pull request shows it where it shows findings: not a lint rule
+# (nothing selects, ignores or suppresses it), only an ID and a name like one.
+INPUT_RULE = Rule(
+    id="LL000",
+    name="invalid-input",
+    severity="error",
+    scope="input",
+    explanation="The input could not be read as lossless reads it (a YAML or schema error in "
+    "the inventory, a reference to nothing, a config that is not its OS's): nothing was "
+    "planned or linted. `lossless validate` lists the same problems.",
+    source="docs/inventory.md; docs/configuration.md",
+    check=lambda *_: (),
+)
+_KNOWN = {**RULES, INPUT_RULE.id: INPUT_RULE}
+
+
+def _rule_ids(findings: list[Finding]) -> list[str]:
+    """Every rule's ID, and LL000 when a finding is bad input: what SARIF and JUnit list."""
+    return sorted({*RULES, *(f.rule for f in findings)})
 
 
 def _location(source: str) -> tuple[str, int, int]:
@@ -48,15 +73,33 @@ def _summary(findings: list[Finding]) -> str:
     return f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}"
 
 
-def text(findings: list[Finding]) -> str:
+def text(findings: list[Finding], colour: bool = False) -> str:
     lines = [
         printable(
-            f"{f.source}: {f.severity} {f.rule} [{RULES[f.rule].name}] {_where(f)}{f.message}"
+            f"{f.source}: {f.severity} {f.rule} [{_KNOWN[f.rule].name}] {_where(f)}{f.message}"
         )
         for f in findings
     ]
-    lines.append(_summary(findings))
+    if colour:
+        lines = [_coloured(line) for line in lines]
+    summary = _summary(findings)
+    lines.append(_coloured_summary(findings, summary) if colour else summary)
     return "\n".join(lines)
+
+
+# A text line's severity: the first `: error LL123 [` (lines are printable, so colouring
+# adds the only escape characters)
+_SEVERITY = re.compile(r": (error|warning) (?=LL[0-9]+ \[)")
+
+
+def _coloured(line: str) -> str:
+    return _SEVERITY.sub(lambda m: f": {paint(m[1], m[1])} ", line, count=1)
+
+
+def _coloured_summary(findings: list[Finding], summary: str) -> str:
+    severities = {f.severity for f in findings}
+    style = next((s for s in ("error", "warning") if s in severities), "clean")
+    return paint(summary, style)
 
 
 def records(findings: list[Finding]) -> list[dict]:
@@ -67,7 +110,7 @@ def records(findings: list[Finding]) -> list[dict]:
         found.append(
             {
                 "rule": f.rule,
-                "name": RULES[f.rule].name,
+                "name": _KNOWN[f.rule].name,
                 "severity": f.severity,
                 "message": f.message,
                 "file": file,
@@ -100,7 +143,7 @@ def github(findings: list[Finding]) -> str:
     lines = []
     for f in findings:
         file, line, column = _location(f.source)
-        title = _escape_property(f"{f.rule} {RULES[f.rule].name}")
+        title = _escape_property(f"{f.rule} {_KNOWN[f.rule].name}")
         lines.append(
             f"::{f.severity} file={_escape_property(printable(file))},line={line},col={column},"
             f"title={title}::{_escape_data(printable(_where(f) + f.message))}"
@@ -125,15 +168,15 @@ def _fingerprint(f: Finding) -> str:
 
 
 def sarif(findings: list[Finding]) -> str:
-    used = sorted(RULES)
+    used = _rule_ids(findings)
     rules = [
         {
             "id": rule_id,
-            "name": RULES[rule_id].name,
-            "shortDescription": {"text": RULES[rule_id].name.replace("-", " ")},
-            "fullDescription": {"text": RULES[rule_id].explanation},
-            "help": {"text": f"{RULES[rule_id].explanation} Source: {RULES[rule_id].source}"},
-            "defaultConfiguration": {"level": RULES[rule_id].severity},
+            "name": _KNOWN[rule_id].name,
+            "shortDescription": {"text": _KNOWN[rule_id].name.replace("-", " ")},
+            "fullDescription": {"text": _KNOWN[rule_id].explanation},
+            "help": {"text": f"{_KNOWN[rule_id].explanation} Source: {_KNOWN[rule_id].source}"},
+            "defaultConfiguration": {"level": _KNOWN[rule_id].severity},
         }
         for rule_id in used
     ]
@@ -178,15 +221,16 @@ def junit(findings: list[Finding], devices: list[str]) -> str:
     for f in findings:
         by_suite.setdefault(f.device or "fabric", {}).setdefault(f.rule, []).append(f)
     root = ElementTree.Element("testsuites", name="lossless")
+    rule_ids = _rule_ids(findings)
     total = failures = 0
     for suite_name in ["fabric", *devices]:
         found = by_suite.get(suite_name, {})
         shown = printable(suite_name)
         suite = ElementTree.SubElement(root, "testsuite", name=shown)
         suite_failures = 0
-        for rule_id in sorted(RULES):
+        for rule_id in rule_ids:
             case = ElementTree.SubElement(
-                suite, "testcase", classname=shown, name=f"{rule_id} {RULES[rule_id].name}"
+                suite, "testcase", classname=shown, name=f"{rule_id} {_KNOWN[rule_id].name}"
             )
             errors = [f for f in found.get(rule_id, []) if f.severity == "error"]
             if errors:
@@ -206,10 +250,10 @@ def junit(findings: list[Finding], devices: list[str]) -> str:
                 out.text = "\n".join(
                     printable(f"warning {f.source}: {_where(f)}{f.message}") for f in warnings
                 )
-        suite.set("tests", str(len(RULES)))
+        suite.set("tests", str(len(rule_ids)))
         suite.set("failures", str(suite_failures))
         suite.set("errors", "0")
-        total += len(RULES)
+        total += len(rule_ids)
         failures += suite_failures
     root.set("tests", str(total))
     root.set("failures", str(failures))
@@ -233,7 +277,7 @@ def codeclimate(findings: list[Finding]) -> str:
         issues.append(
             {
                 "type": "issue",
-                "check_name": f"{f.rule} {RULES[f.rule].name}",
+                "check_name": f"{f.rule} {_KNOWN[f.rule].name}",
                 "description": f"{f.rule} {_where(f)}{f.message}",
                 "categories": ["Bug Risk"],
                 "severity": _CODE_CLIMATE_SEVERITY[f.severity],
@@ -288,15 +332,42 @@ def suppressed_line(entry: Suppressed) -> str:
     return f"{line} by {owner}: {entry.reason}"
 
 
-def report(result: LintResult, devices: list[str], format_name: str) -> str:
+def report(result: LintResult, devices: list[str], format_name: str, colour: bool = False) -> str:
     """The lint result in one format (a JUnit suite per device of `devices`); the text one
-    also lists what `lint_ignore` suppressed: a line per entry, with the reason and a count.
-    The other formats carry the findings only, as before."""
+    also lists what `lint_ignore` suppressed: a line per entry, with the reason and a count,
+    and is coloured by severity with `colour` (lossless.text.colour; the machine formats
+    never are). The other formats carry the findings only, as before."""
     if format_name == "junit":
-        text = junit(result.findings, devices) + "\n"
+        out = junit(result.findings, devices) + "\n"
+    elif format_name == "text":
+        out = text(result.findings, colour) + "\n"
     else:
-        text = FORMATS[format_name](result.findings) + "\n"
+        out = FORMATS[format_name](result.findings) + "\n"
     if format_name == "text":
         for entry in result.suppressed:
-            text += printable(suppressed_line(entry)) + "\n"
-    return text
+            out += printable(suppressed_line(entry)) + "\n"
+    return out
+
+
+def input_findings(problems: Iterable[Problem]) -> list[Finding]:
+    """Bad input's problems as LL000 findings at their FILE:LINE:COL."""
+    return [
+        Finding(
+            f"{p.file}:{p.line}:{p.column}",
+            INPUT_RULE.id,
+            INPUT_RULE.severity,
+            f"{p.path}: {p.message}" if p.path else p.message,
+        )
+        for p in problems
+    ]
+
+
+def problems_report(problems: Iterable[Problem], format_name: str) -> str:
+    """An InputError's problems in a lint format, as the findings of that format are: a
+    GitHub annotation, a SARIF result, a Code Quality issue, a JUnit failure per problem."""
+    return report(LintResult(input_findings(problems), []), [], format_name)
+
+
+def finding_file(f: Finding) -> str:
+    """The file a finding points at (its source without :LINE:COL)."""
+    return _location(f.source)[0]

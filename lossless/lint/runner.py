@@ -11,6 +11,7 @@ from lossless.lint.registry import Finding, Rule, computed_once, computing_once,
 from lossless.plan import FabricPlan, PortPlan, located, shared_parts
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import first_few
+from lossless.text.natural import natural_sorted
 
 
 def _settings_key(port: PortPlan) -> tuple:
@@ -241,7 +242,7 @@ def one_per_cause(findings: list[Finding]) -> list[Finding]:
             (f.port or "") if len(devices) == 1 else ":".join(x for x in (f.device, f.port) if x)
             for f in group
         ]
-        where = first_few(subjects, SHOWN_SUBJECTS)
+        where = first_few(natural_sorted(subjects), SHOWN_SUBJECTS)
         merged.append(
             Finding(
                 first.source,

@@ -31,7 +31,8 @@ from lossless.system.long_lived import building_long_lived
 from lossless.text.units import whole_metres
 
 TRIGGER_SOURCE = (
-    "docs/reference/physics.md 3.4 (ECN before PFC), SAI dynamic threshold; issue 10 (n, B, f)"
+    "docs/reference/physics.md 3.4 (ECN before PFC), SAI dynamic threshold; "
+    "n: real ports (lossless/asics/platforms.yaml)"
 )
 
 # A lossless port with no link has no cable length; SONiC gives such ports the spine-leaf
@@ -93,7 +94,7 @@ class _Planner:
         budget_key = f"budget/{device.name}"
         budget_derivation = Derivation(
             model="buffer-budget",
-            source="docs/reference/physics.md 2.2 and 4 rule 4; issue 10 (real ports)",
+            source="docs/reference/physics.md 2.2 and 4 rule 4; lossless/asics/platforms.yaml",
         )
         budget = plan_budget(
             asic, settings, headrooms, real, pgs_per_port, budget_derivation, budget_key

@@ -61,7 +61,7 @@ from lossless.planner.headroom_common import (
 
 SOURCE = (
     "IEEE 802.1Qbb delay model, docs/reference/physics.md 2.1 (Cisco Press ch. 7 decomposition), "
-    "worst-case cell occupancy (issue 10)"
+    "worst-case cell occupancy (docs/headroom.md: cell/84)"
 )
 # 96 bit times inter-frame gap + 64 of preamble/SFD (IEEE 802.3, docs/reference/physics.md 2.1
 # [2ND])

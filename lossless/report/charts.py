@@ -153,12 +153,24 @@ def _log(low: float, high: float, out_low: float, out_high: float) -> Callable[[
     return lambda v: _r(out_low + (math.log10(max(v, low)) - a) * (out_high - out_low) / (b - a))
 
 
-def headroom_chart(points: Sequence[tuple[float, int, str, str]]) -> Chart:
-    """xoff (and the vendor table's floor) against cable length.
-    points: (cable m, bytes, kind, title)."""
+Model = Callable[[float], int]  # a port group's model xoff at a cable length (m)
+CURVE_SAMPLES = 24  # points per model curve: xoff grows in whole cells, near-linear in length
+
+
+def headroom_chart(
+    points: Sequence[tuple[float, int, str, str]],
+    models: Sequence[tuple[str, Model]] = (),
+) -> Chart:
+    """xoff (and the vendor table's floor) against cable length, over the model curve each
+    point comes from: a port group's xoff as its model gives it at every length from 0 to
+    the chart's end, before any vendor-table floor.
+    points: (cable m, bytes, kind, title); models: (label, xoff at a length)."""
     # 5 % of room past the largest value, so no marker sits on the frame
     x_end, x_step = nice_ceiling(1.05 * max((p[0] for p in points), default=1) or 1)
-    y_end, y_step = nice_ceiling(1.05 * max((p[1] for p in points), default=1) or 1)
+    lengths = [x_end * i / CURVE_SAMPLES for i in range(CURVE_SAMPLES + 1)]
+    curves = [(label, [(length, model(length)) for length in lengths]) for label, model in models]
+    highest = max([p[1] for p in points] + [b for _, c in curves for _, b in c], default=1)
+    y_end, y_step = nice_ceiling(1.05 * highest or 1)
     x = _linear(0, x_end, LEFT, RIGHT)
     y = _linear(0, y_end, BOTTOM, TOP)
     return Chart(
@@ -167,6 +179,10 @@ def headroom_chart(points: Sequence[tuple[float, int, str, str]]) -> Chart:
         x_label="cable length (m)",
         y_label="xoff",
         points=[Point(x(c), y(b), kind, title) for c, b, kind, title in points],
+        curves=[
+            (label, " ".join(f"{_r(x(c))},{_r(y(b))}" for c, b in samples))
+            for label, samples in curves
+        ],
     )
 
 

@@ -18,6 +18,7 @@ from lossless.plan import DevicePlan, EcnPlan, FabricPlan, HeadroomPlan, PfcTrig
 from lossless.planner.ecn import pfc_trigger_bytes
 from lossless.planner.oversubscription import Bandwidth, DeviceBandwidth
 from lossless.report import charts
+from lossless.report.headroom_curve import headroom_note, model_curves
 from lossless.report.names import name_ranges, names_text
 from lossless.text.grammar import plural
 from lossless.text.units import format_speed
@@ -258,7 +259,7 @@ def _trigger_facts(device: DevicePlan) -> list[Fact]:
         Fact(
             "n: PGs sharing the pool",
             figure(device, "pfc_trigger.sharing_pgs"),
-            f"{t.ports} ports × {t.lossless_pgs_per_port} lossless PGs",
+            f"{plural(t.ports, 'port')} × {t.lossless_pgs_per_port} lossless PGs",
         ),
         Fact(
             "B: shared buffer a PG sees",
@@ -358,18 +359,14 @@ def _headroom_rows(device: DevicePlan) -> list[HeadroomRow]:
                     _peers(group),
                     cells,
                     headroom.vendor_floor_source or "",
-                    _headroom_note(headroom),
+                    _headroom_note(headroom, port.speed_mbps),
                 )
             )
     return rows
 
 
-def _headroom_note(headroom: HeadroomPlan) -> str:
-    notes = []
-    if headroom.vendor_floor_xoff is not None and headroom.xoff == headroom.vendor_floor_xoff != (
-        headroom.model_xoff
-    ):
-        notes.append("raised to the vendor table")
+def _headroom_note(headroom: HeadroomPlan, speed_mbps: int) -> str:
+    notes = [note] if (note := headroom_note(headroom, speed_mbps)) else []
     if headroom.size < headroom.xoff:
         notes.append("size = xon: xoff comes from the shared headroom pool")
     if headroom.fallback:
@@ -377,7 +374,7 @@ def _headroom_note(headroom: HeadroomPlan) -> str:
     return "; ".join(notes)
 
 
-def _headroom_chart(device: DevicePlan) -> charts.Chart | None:
+def _headroom_chart(plan: FabricPlan, device: DevicePlan) -> charts.Chart | None:
     seen: dict[tuple[float, int, str], list[str]] = {}
     for port in device.ports.values():
         if port.cable_m is None:
@@ -393,7 +390,8 @@ def _headroom_chart(device: DevicePlan) -> charts.Chart | None:
         [
             (cable, xoff, kind, f"{what[kind]} {xoff:,} B at {cable:g} m: {names_text(ports)}")
             for (cable, xoff, kind), ports in seen.items()
-        ]
+        ],
+        model_curves(plan, device),
     )
 
 
@@ -577,7 +575,7 @@ def device_view(
         budget=budget,
         trigger_facts=trigger_facts,
         headroom_rows=headroom_rows,
-        headroom_chart=_headroom_chart(device),
+        headroom_chart=_headroom_chart(plan, device),
         has_floor=any(
             h.vendor_floor_xoff is not None for p in device.ports.values() for h in p.headroom
         ),

@@ -6,6 +6,9 @@ import csv
 import json
 from typing import TextIO
 
+from rich import box
+from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from lossless.asics import Asic
@@ -54,35 +57,68 @@ def render_headroom(asic: Asic, rows: list[Row], fmt: str, out: TextIO) -> None:
                 f"{r['xon']:>6} {r['xoff']:>8} 0\n"
             )
     else:
-        shp = any(r["shared_headroom_pool"] for r in records)
-        table = Table(
-            title=f"{asic.name}: {asic.headroom_model} model, cell {asic.cell_size} B"
-            + (", shared headroom pool (size = xon)" if shp else ""),
-            title_justify="left",
-            show_edge=False,
-            pad_edge=False,
-        )
-        floors = any(r["vendor_floor_xoff"] is not None for r in records)
-        headings = ("speed", "cable m", "mtu", "lanes", "xon", "xoff", "size")
-        for heading in headings + (("model xoff", "vendor table") if floors else ()):
-            table.add_column(heading, justify="right")
-        for r in records:
-            cells = [
-                format_speed(r["speed_mbps"]),
-                str(r["cable_m"]),
-                str(r["port_mtu"]),
-                str(r["lanes"]),
-                format_bytes(r["xon"]),
-                format_bytes(r["xoff"]),
-                format_bytes(r["size"]),
-            ]
-            if floors:
-                floor = r["vendor_floor_xoff"]
-                cells += [
-                    format_bytes(r["model_xoff"]),
-                    "-" if floor is None else format_bytes(floor),
-                ]
-            table.add_row(*cells)
-        console().print(table)
-        for note in sorted({r["fallback"] for r in records if r["fallback"]}):
-            console().print(f"fallback: {note}")
+        _print_table(asic, records, console())
+
+
+def _cells(records: list[dict]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The table's headings and rows as text."""
+    floors = any(r["vendor_floor_xoff"] is not None for r in records)
+    headings: tuple[str, ...] = ("speed", "cable m", "mtu", "lanes", "xon", "xoff", "size")
+    headings += ("model xoff", "vendor table") if floors else ()
+    rows = []
+    for r in records:
+        cells = [
+            format_speed(r["speed_mbps"]),
+            str(r["cable_m"]),
+            str(r["port_mtu"]),
+            str(r["lanes"]),
+            format_bytes(r["xon"]),
+            format_bytes(r["xoff"]),
+            format_bytes(r["size"]),
+        ]
+        if floors:
+            floor = r["vendor_floor_xoff"]
+            cells += [format_bytes(r["model_xoff"]), "-" if floor is None else format_bytes(floor)]
+        rows.append(cells)
+    return headings, rows
+
+
+def _table(title: str, headings: tuple[str, ...], rows: list[list[str]], compact: bool) -> Table:
+    """Each column as wide as its widest number, never cut: compact puts a heading's words
+    on lines of their own and separates the columns by spaces instead of rules."""
+    table = Table(
+        title=title,
+        title_justify="left",
+        show_edge=False,
+        pad_edge=False,
+        # compact: one space of padding and one of separator between columns
+        box=box.SIMPLE_HEAD if compact else box.HEAVY_HEAD,
+        padding=(0, 1, 0, 0) if compact else (0, 1),
+    )
+    for number, heading in enumerate(headings):
+        widest = max([len(row[number]) for row in rows] + [len(w) for w in heading.split()])
+        words = heading.replace(" ", "\n") if compact else heading
+        table.add_column(words, justify="right", no_wrap=True, min_width=widest)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _print_table(asic: Asic, records: list[dict], out: Console) -> None:
+    shp = any(r["shared_headroom_pool"] for r in records)
+    title = f"{asic.name}: {asic.headroom_model} model, cell {asic.cell_size} B" + (
+        ", shared headroom pool (size = xon)" if shp else ""
+    )
+    headings, rows = _cells(records)
+    table = _table(title, headings, rows, compact=False)
+    if _width(out, table) > out.width:
+        table = _table(title, headings, rows, compact=True)
+    # wider than the terminal even so: printed whole, the terminal wraps the line
+    out.print(table, width=max(out.width, _width(out, table)), crop=False)
+    for note in sorted({r["fallback"] for r in records if r["fallback"]}):
+        out.print(f"fallback: {note}")
+
+
+def _width(out: Console, table: Table) -> int:
+    """The width the table needs with every cell whole."""
+    return Measurement.get(out, out.options.update(max_width=10_000), table).maximum

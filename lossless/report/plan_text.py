@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.report.not_expressed import spelt_out
+from lossless.text.grammar import plural
 from lossless.text.printable import printable
 from lossless.text.units import format_bytes, format_speed
 from lossless.vendors.registry import not_expressed
@@ -95,7 +97,8 @@ def _title(device: DevicePlan) -> str:
 
 
 def _heading(plan: FabricPlan) -> str:
-    return printable(f"fabric {plan.name}: {len(plan.devices)} devices (from {plan.inventory})")
+    devices = plural(len(plan.devices), "device")
+    return printable(f"fabric {plan.name}: {devices} (from {plan.inventory})")
 
 
 def _plain_table(rows: list[tuple[str, ...]]) -> Iterator[str]:
@@ -192,7 +195,7 @@ def _budget_line(device: DevicePlan) -> str:
         )
     unlisted = f", {b.unlisted_ports} not listed" if b.unlisted_ports else ""
     return (
-        f"budget: {b.lossless_pgs} lossless PGs on {b.ports} ports{unlisted}, "
+        f"budget: {b.lossless_pgs} lossless PGs on {plural(b.ports, 'port')}{unlisted}, "
         f"reserved {format_bytes(b.reserved_headroom_bytes)} B"
         f"{pool} {of}"
     )
@@ -257,5 +260,5 @@ def device_lines(device: DevicePlan) -> list[str]:
         f"restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms, action {wd.action}"
     )
     for what, why in not_expressed(device):
-        lines.append(f"not expressed in {device.os} config: {what} ({why})")
+        lines.append(f"not expressed in {device.os} config: {what} ({spelt_out(why)})")
     return [printable(line) for line in lines]

@@ -58,6 +58,7 @@ from typing import Any
 
 from jsonpointer import escape
 
+from lossless.text.natural import natural_key
 from lossless.vendors.impact import DISRUPTIVE, HITLESS, ImpactRule, rehash
 from lossless.vendors.sonic.config_db import load_config_db, reference
 
@@ -217,7 +218,7 @@ def _check_guards(scope: _Scope) -> None:
             "traditional model)"
         )
     ports = scope.table("PORT") or {}
-    missing = sorted(scope.ports - set(ports))
+    missing = sorted(scope.ports - set(ports), key=natural_key)
     if missing:
         raise ValueError(
             f"{', '.join(missing)}: not a port of the running config_db (a patch would create it)"
@@ -269,7 +270,7 @@ def _changes(
         split: set[str] = set()
         if table in RANGE_TABLES:
             split = _unoverlap(table, owned, existing)
-        for key in sorted(owned):
+        for key in sorted(owned, key=natural_key):
             want = owned[key]
             if key in split:
                 ops.append({"op": "remove", "path": f"/{escape(table)}/{escape(key)}"})
