@@ -17,7 +17,7 @@ import responses
 from conftest import REPO
 
 from lossless.cli.main import main
-from lossless.importers.nautobot import fabric_query
+from lossless.importers.nautobot import LISTS, fabric_query
 from lossless.inventory import load_inventory
 
 DATA = REPO / "tests" / "data" / "nautobot"
@@ -108,10 +108,68 @@ def test_filters_become_graphql_variables(monkeypatch):
         "location": ["lab"],
         "role": ["Leaf", "Spine"],
         "tags": ["roce"],
+        "limit": 1000,
+        "offset": 0,
     }
     query, _ = fabric_query({"role": ["Leaf"]})
     assert query.startswith("query LosslessFabric($role: [String]) {\n  devices(role: $role) {")
     assert fabric_query({})[0].startswith("query LosslessFabric {\n  devices {")
+    query, variables = fabric_query({"role": ["Leaf"]}, lists=("devices", "cables"), page=(5, 10))
+    assert query.startswith(
+        "query LosslessFabric($role: [String], $limit: Int, $offset: Int) {\n"
+        "  devices(limit: $limit, offset: $offset, role: $role) {"
+    )
+    assert "  cables(limit: $limit, offset: $offset) {" in query and "front_ports" not in query
+    assert variables == {"role": ["Leaf"], "limit": 5, "offset": 10}
+
+
+LISTED = re.compile(r"^  (devices|cables|front_ports|rear_ports)\b", re.MULTILINE)
+
+
+@contextmanager
+def paging_nautobot(data: dict[str, list[Any]], honour_limit: bool = True) -> Iterator[list[Any]]:
+    """A Nautobot that answers each list of the query with its page (limit, offset) of
+    `data`, as Nautobot's GraphQL pagination does; yields the request bodies."""
+    bodies: list[Any] = []
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        body = json.loads(request.body)
+        bodies.append(body)
+        limit, offset = body["variables"]["limit"], body["variables"]["offset"]
+        end = offset + limit if honour_limit else None
+        page = {name: data[name][offset:end] for name in LISTED.findall(body["query"])}
+        return 200, {}, json.dumps({"data": page})
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_callback(responses.POST, f"{URL}/api/graphql/", callback=answer)
+        yield bodies
+
+
+def test_every_page_of_every_list_is_read(tmp_path, monkeypatch):
+    """Page size 2: each list is read until a page is short, the later queries ask only for
+    the lists still open, and the inventory is the one a single page gives."""
+    whole = tmp_path / "whole.yaml"
+    with nautobot(answers("lab-2.4.json")):
+        assert run_import(monkeypatch, "-o", str(whole)) == 0
+    data = answers("lab-2.4.json")[0]["body"]["data"]
+    paged = tmp_path / "paged.yaml"
+    with paging_nautobot(data) as bodies:
+        assert run_import(monkeypatch, "-o", str(paged), "--page-size", "2") == 0
+    assert paged.read_text() == whole.read_text()
+    longest = max(len(items) for items in data.values())
+    assert len(bodies) == longest // 2 + 1
+    assert [b["variables"]["offset"] for b in bodies] == [2 * n for n in range(len(bodies))]
+    for body in bodies:
+        asked = LISTED.findall(body["query"])
+        offset = body["variables"]["offset"]
+        assert asked == [name for name in LISTS if len(data[name]) >= offset], asked
+
+
+def test_a_nautobot_that_ignores_the_page_size_is_refused(monkeypatch, capsys):
+    data = answers("lab-2.4.json")[0]["body"]["data"]
+    with paging_nautobot(data, honour_limit=False):
+        assert run_import(monkeypatch, "--page-size", "2") == 2
+    assert "it ignores GraphQL pagination" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("status", [401, 403])

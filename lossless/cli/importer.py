@@ -51,7 +51,7 @@ def import_command(args: argparse.Namespace) -> int:
     else:
         from lossless.importers.nautobot import read_nautobot
 
-        data = read_nautobot(args.url, token, filters, session)
+        data = read_nautobot(args.url, token, filters, session, page_size=args.page_size)
     text = inventory_text(build_inventory(data, mapping))
     imported = load_imported(text, args.output or "<stdout>")
     for note in data.notes:

@@ -451,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--page-size",
         type=int,
         default=1000,
-        help="NetBox objects per page (1000, NetBox's default MAX_PAGE_SIZE)",
+        help="objects per page and list (1000, NetBox's and Nautobot's default MAX_PAGE_SIZE)",
     )
 
     completion = commands.add_parser(

@@ -1,14 +1,18 @@
 """Read a fabric from Nautobot's GraphQL API as `SourceData`.
 
-One query, `POST /api/graphql/` with `{"query": ..., "variables": ...}` and the header
-`Authorization: Token <token>` (Nautobot 2.x, https://docs.nautobot.com/projects/core/en/
-stable/user-guide/platform-functionality/graphql/ and .../rest-api/authentication/): the
-devices of the filter (`location`, `role`, `tags`, `tenant`: the DeviceFilterSet's names) with
-their interfaces, and every cable, front port and rear port, from which the path of each
-cable through patch panels is followed here (front port -> its rear port at a position ->
-the rear port's cable -> the front port at that position on the far panel ...), as NetBox's
-trace does. Nautobot 2.x names roles, platforms, device types (`model`) and tags; it has no
-slugs, so the mapping's keys are those names.
+`POST /api/graphql/` with `{"query": ..., "variables": ...}` and the header `Authorization:
+Token <token>` (Nautobot 2.x, https://docs.nautobot.com/projects/core/en/stable/user-guide/
+platform-functionality/graphql/ and .../rest-api/authentication/): the devices of the filter
+(`location`, `role`, `tags`, `tenant`: the DeviceFilterSet's names) with their interfaces, and
+every cable, front port and rear port, from which the path of each cable through patch panels
+is followed here (front port -> its rear port at a position -> the rear port's cable -> the
+front port at that position on the far panel ...), as NetBox's trace does. Nautobot 2.x names
+roles, platforms, device types (`model`) and tags; it has no slugs, so the mapping's keys are
+those names.
+
+Pages: every list takes `limit` and `offset` (GraphQL pagination, Nautobot 1.3 release notes,
+#1109). The first query asks for the first page of the four lists; the next asks, at the next
+offset, only for the lists whose last page was full, until none is.
 
 Interface `speed` (kbps) exists from Nautobot 2.4.22 on. An older Nautobot answers the query
 with "Cannot query field 'speed'": the query is sent again without it, and every port takes
@@ -42,8 +46,12 @@ FILTER_ARGUMENTS = {
     "tenant": "tenant",
 }
 MAX_HOPS = 64  # panels on one path; a loop in the cabling data ends here
+PAGE_SIZE = 1000  # objects per list and query (Nautobot's default MAX_PAGE_SIZE)
+MAX_PAGES = 1000  # pages per list: a server that never ends a list is refused
+LISTS = ("devices", "cables", "front_ports", "rear_ports")
 
-_DEVICES = """  devices({arguments}) {{
+_FIELDS = {
+    "devices": """{{
     id name
     role {{ name }}
     device_type {{ model }}
@@ -51,29 +59,42 @@ _DEVICES = """  devices({arguments}) {{
     primary_ip4 {{ address }}
     tags {{ name }}
     interfaces {{ id name {speed}mtu description mgmt_only }}
-  }}"""
-_REST = """  cables {
+  }}""",
+    "cables": """{{
     id label length length_unit
-    termination_a_type { app_label model } termination_a_id
-    termination_b_type { app_label model } termination_b_id
-  }
-  front_ports { id name device { name } rear_port { id } rear_port_position }
-  rear_ports { id name device { name } }"""
+    termination_a_type {{ app_label model }} termination_a_id
+    termination_b_type {{ app_label model }} termination_b_id
+  }}""",
+    "front_ports": "{{ id name device {{ name }} rear_port {{ id }} rear_port_position }}",
+    "rear_ports": "{{ id name device {{ name }} }}",
+}
 
 
-def fabric_query(filters: dict[str, list[str]], speed: bool = True) -> tuple[str, dict[str, Any]]:
-    """The GraphQL query and its variables."""
-    variables: dict[str, list[str]] = {}
+def fabric_query(
+    filters: dict[str, list[str]],
+    speed: bool = True,
+    lists: tuple[str, ...] = LISTS,
+    page: tuple[int, int] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The GraphQL query and its variables for `lists`, the devices filtered; with `page`
+    (limit, offset), one page of each."""
+    variables: dict[str, Any] = {}
     for key, values in filters.items():
         variables.setdefault(FILTER_ARGUMENTS[key], []).extend(values)
     names = sorted(variables)
-    declared = ", ".join(f"${name}: [String]" for name in names)
-    arguments = ", ".join(f"{name}: ${name}" for name in names)
-    devices = _DEVICES.format(arguments=arguments, speed="speed " if speed else "")
-    if not arguments:
-        devices = devices.replace("devices()", "devices")
-    header = f"query LosslessFabric({declared})" if declared else "query LosslessFabric"
-    return f"{header} {{\n{devices}\n{_REST}\n}}\n", variables
+    declared = [f"${name}: [String]" for name in names]
+    paging = []
+    if page is not None:
+        declared += ["$limit: Int", "$offset: Int"]
+        paging = ["limit: $limit", "offset: $offset"]
+        variables["limit"], variables["offset"] = page
+    parts = []
+    for name in lists:
+        arguments = paging + ([f"{n}: ${n}" for n in names] if name == "devices" else [])
+        call = f"{name}({', '.join(arguments)})" if arguments else name
+        parts.append(f"  {call} " + _FIELDS[name].format(speed="speed " if speed else ""))
+    header = f"query LosslessFabric({', '.join(declared)})" if declared else "query LosslessFabric"
+    return header + " {\n" + "\n".join(parts) + "\n}\n", variables
 
 
 def read_nautobot(
@@ -81,15 +102,11 @@ def read_nautobot(
     token: str,
     filters: dict[str, list[str]],
     session: requests.Session | None = None,
+    page_size: int = PAGE_SIZE,
 ) -> SourceData:
     base = base_url(url, "Nautobot")
     session = session or http_session()
-    data = _ask(session, base, token, filters, speed=True)
-    has_speed = data is not None
-    if data is None:
-        data = _ask(session, base, token, filters, speed=False)
-    if data is None:
-        raise UsageError(f"Nautobot at {base} refused the query")
+    data, has_speed = _read_pages(session, base, token, filters, page_size)
     try:
         return _source(data, base, has_speed)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -99,11 +116,57 @@ def read_nautobot(
         ) from None
 
 
+def _read_pages(
+    session: requests.Session,
+    base: str,
+    token: str,
+    filters: dict[str, list[str]],
+    page_size: int,
+) -> tuple[dict[str, list[Any]], bool]:
+    """Every page of the four lists, and whether interfaces have `speed`: a Nautobot before
+    2.4.22 refuses the first query, which is asked again without it."""
+    speed = True
+    data: dict[str, list[Any]] = {name: [] for name in LISTS}
+    open_lists: tuple[str, ...] = LISTS
+    for number in range(MAX_PAGES):
+        page = (page_size, number * page_size)
+        answer = _ask(session, base, token, fabric_query(filters, speed, open_lists, page), speed)
+        if answer is None:  # no interface speed in this Nautobot
+            speed = False
+            answer = _ask(session, base, token, fabric_query(filters, False, open_lists, page))
+        if answer is None:
+            raise UsageError(f"Nautobot at {base} refused the query")
+        full = []
+        for name in open_lists:
+            items = answer.get(name)
+            if not isinstance(items, list):
+                raise UsageError(f"Nautobot at {base} answered without a list of {name}")
+            if len(items) > page_size:
+                raise UsageError(
+                    f"Nautobot at {base} answered {len(items)} {name} for a page of "
+                    f"{page_size}: it ignores GraphQL pagination (Nautobot 1.3 or later has it)"
+                )
+            data[name].extend(items)
+            if len(items) == page_size:
+                full.append(name)
+        open_lists = tuple(full)
+        if not open_lists:
+            return data, speed
+    raise UsageError(
+        f"Nautobot at {base} has more than {MAX_PAGES} pages of {', '.join(open_lists)} "
+        f"({page_size} per page): narrow it with --filter or raise --page-size"
+    )
+
+
 def _ask(
-    session: requests.Session, base: str, token: str, filters: dict[str, list[str]], speed: bool
+    session: requests.Session,
+    base: str,
+    token: str,
+    request: tuple[str, dict[str, Any]],
+    speed: bool = False,
 ) -> dict[str, Any] | None:
     """The answer's data; None when a query with speed meets a Nautobot without it."""
-    query, variables = fabric_query(filters, speed)
+    query, variables = request
     headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
     try:
         response = session.post(
@@ -124,7 +187,11 @@ def _ask(
         )
     errors = answer.get("errors") or []
     if errors:
-        messages = "; ".join(str(e.get("message", e))[:200] for e in errors if e)
+        if not isinstance(errors, list):
+            errors = [errors]
+        messages = "; ".join(
+            str(e.get("message", e) if isinstance(e, dict) else e)[:200] for e in errors if e
+        )
         if speed and "speed" in messages:
             return None
         raise UsageError(f"Nautobot refused the query: {messages[:400]}")
