@@ -287,3 +287,10 @@ def test_every_problem_is_reported_at_once(run, write):
     result = run("validate", str(write(text)))
     assert result.code == 2
     assert "2 problems" in result.err
+
+
+def test_a_lower_case_speed_unit_is_refused_in_an_inventory(run, write):
+    path = write(MINIMAL.replace("eth0: {speed: 400G}", "eth0: {speed: 400g}"))
+    result = run("validate", str(path))
+    assert result.code == 2
+    assert "400g" in result.err

@@ -249,3 +249,24 @@ def test_ports_share_frozen_parts_and_own_their_lists():
     first.pfc_priorities.append(7)
     assert first.headroom != second.headroom and first.ecn != second.ecn
     assert first.watchdog != second.watchdog and first.pfc_priorities != second.pfc_priorities
+
+
+def test_headroom_takes_a_lower_case_unit_on_the_command_line(run):
+    """`--speed 400g` as people type it is 400G; an inventory keeps the one upper-case shape
+    of its schema (tests/test_inventory_errors.py)."""
+    lower, upper = (
+        run(
+            "headroom",
+            "--asic",
+            "tomahawk-3",
+            "--speed",
+            speed,
+            "--cable",
+            "5m",
+            "--format",
+            "json",
+        )
+        for speed in ("400g", "400G")
+    )
+    assert lower.code == upper.code == 0
+    assert lower.out == upper.out

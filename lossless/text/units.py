@@ -7,18 +7,19 @@ import re
 from decimal import Decimal
 
 SPEED_PATTERN = r"^[0-9]+(\.[0-9]+)?[MGT]$"
-_SPEED_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)([MGT])")
+_SPEED_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)([MGT])", re.IGNORECASE)  # 400g on a command line
 _SPEED_SCALE_MBPS = {"M": 1, "G": 1000, "T": 1_000_000}
 
 _LENGTH_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*(m|km)?")
 
 
 def parse_speed(text: str) -> int:
-    """'400G' -> 400000 (Mb/s). Raises ValueError on anything else."""
+    """'400G' (or '400g') -> 400000 (Mb/s). Raises ValueError on anything else. An inventory's
+    speeds are upper case (its schema's SPEED_PATTERN: one shape in files under review)."""
     match = _SPEED_RE.fullmatch(text.strip())
     if not match:
         raise ValueError(f"speed {text!r} is not a number with a unit M, G or T (e.g. 100G)")
-    mbps = Decimal(match.group(1)) * _SPEED_SCALE_MBPS[match.group(2)]
+    mbps = Decimal(match.group(1)) * _SPEED_SCALE_MBPS[match.group(2).upper()]
     if mbps != int(mbps) or mbps <= 0:
         raise ValueError(f"speed {text!r} is not a whole positive number of Mb/s")
     return int(mbps)
