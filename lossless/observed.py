@@ -13,6 +13,8 @@ OS does not report this counter" (or the output lacked it), 0 is a zero counter.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,3 +120,45 @@ class DeviceState:
 
 def _keys_as_text(counters: dict[int, int]) -> dict[str, int]:
     return {str(key): value for key, value in sorted(counters.items())}
+
+
+PortNames = dict[str, str]  # a port's name as the OS writes it, normalised -> the plan's name
+Reader = Callable[[Output, PortNames, DeviceState], None]
+
+
+def read_outputs(
+    state: DeviceState,
+    outputs: Mapping[str, Output],
+    readers: Mapping[str, Reader],
+    names: PortNames,
+    commands: Mapping[str, str],
+    what: Mapping[str, str],
+) -> None:
+    """Each reader over its command's output, in the readers' order; an output not there is
+    one `unread` entry naming what it would have shown and the command."""
+    for stem, reader in readers.items():
+        output = outputs.get(stem)
+        if output is None:
+            state.unread.append((what[stem], f"no output of `{commands[stem]}`"))
+            continue
+        reader(output, names, state)
+
+
+def output_folder(outputs: Mapping[str, Output]) -> str:
+    """The folder saved outputs were read from, or "live"."""
+    folders = {o.source.rsplit("/", 1)[0] for o in outputs.values() if "/" in o.source}
+    return folders.pop() if len(folders) == 1 else "live"
+
+
+def json_object(output: Output) -> dict[str, Any]:
+    """An output that must be one JSON object (a `| json` answer); anything else is an
+    error naming the output."""
+    data = json.loads(output.text)
+    if not isinstance(data, dict):
+        raise TypeError(f"{output.source}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def object_or_empty(value: Any) -> dict[str, Any]:
+    """A JSON object, or {} where the output has something else (a value left unknown)."""
+    return value if isinstance(value, dict) else {}

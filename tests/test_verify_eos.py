@@ -8,12 +8,15 @@ from importlib import import_module
 from pathlib import Path
 
 import pytest
-from verify_recordings import VERIFY_DATA, mock_folder
+from verify_recordings import (
+    VERIFY_DATA,
+    check_mock_driver_serves,
+    lab_device,
+    lab_outputs,
+)
 
-from lossless.inventory import load_inventory
 from lossless.observed import DeviceState, Output
 from lossless.plan import DevicePlan
-from lossless.planner.fabric import plan_fabric
 from lossless.vendors.eos import VENDOR
 from lossless.vendors.eos.state import COMMANDS, commands, read
 
@@ -41,18 +44,11 @@ STORM_RX = 1196533  # Ethernet3/1 rxFrames in faults/storm: +1,196,052 over afte
 
 @pytest.fixture(scope="module")
 def device() -> DevicePlan:
-    inventory = Path(__file__).parent.parent / "inventories" / "lab.yaml"
-    return plan_fabric(load_inventory(inventory)).devices[DEVICE]
+    return lab_device(DEVICE)
 
 
 def outputs(stage: str, fault: str | None = None) -> dict[str, Output]:
-    """The recordings of a stage; a fault's files replace after/'s."""
-    folders = [LAB / stage / DEVICE] + ([LAB / "faults" / fault / DEVICE] if fault else [])
-    found = {}
-    for folder in folders:
-        for path in sorted(folder.glob("*.json")):
-            found[path.stem] = Output(path.read_text(), str(path))
-    return found
+    return lab_outputs(DEVICE, stage, fault)
 
 
 def state(device: DevicePlan, stage: str = "after", fault: str | None = None) -> DeviceState:
@@ -273,19 +269,4 @@ def test_commands_of_a_device(device: DevicePlan) -> None:
 
 
 def test_napalm_mock_driver_serves_the_recordings(device: DevicePlan, tmp_path: Path) -> None:
-    from napalm.base.mock import MockDriver
-
-    recorded = LAB / "after" / DEVICE
-    mock_folder(recorded, tmp_path, COMMANDS)
-    driver = MockDriver(DEVICE, "user", "secret", optional_args={"path": str(tmp_path)})
-    driver.open()
-    answers = driver.cli(list(COMMANDS.values()))
-    assert answers == {c: (recorded / f"{s}.json").read_text() for s, c in COMMANDS.items()}
-    live = {s: Output(str(answers[c]), f"{DEVICE}: {c}") for s, c in COMMANDS.items()}
-    read_live = read(live, device)
-    assert read_live.source == "live"
-    from_files = state(device)
-    for name in PORTS:
-        assert vars(read_live.ports[name]) | {"source": ""} == vars(from_files.ports[name]) | {
-            "source": ""
-        }
+    check_mock_driver_serves(read, device, COMMANDS, tmp_path)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+
+from lossless.inventory import load_inventory
+from lossless.observed import DeviceState, Output
+from lossless.plan import DevicePlan
+from lossless.planner.fabric import plan_fabric
 
 VERIFY_DATA = Path(__file__).parent / "data" / "verify"
 
@@ -32,3 +38,49 @@ def mock_folder(recorded_dir: Path, target: Path, commands: dict[str, str], call
         if source is not None:
             shutil.copyfile(source, target / napalm_cli_name(command, call, index))
     return target
+
+
+LAB = VERIFY_DATA / "lab"
+
+
+def lab_device(name: str) -> DevicePlan:
+    """The plan of one device of inventories/lab.yaml, whose recordings are in LAB."""
+    inventory = Path(__file__).parent.parent / "inventories" / "lab.yaml"
+    return plan_fabric(load_inventory(inventory)).devices[name]
+
+
+def lab_outputs(device: str, stage: str, fault: str | None = None) -> dict[str, Output]:
+    """A device's JSON recordings of a stage (before/after); a fault's files replace the
+    stage's."""
+    folders = [LAB / stage / device] + ([LAB / "faults" / fault / device] if fault else [])
+    found = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            found[path.stem] = Output(path.read_text(), str(path))
+    return found
+
+
+def check_mock_driver_serves(
+    read: Callable[[dict[str, Output], DevicePlan], DeviceState],
+    device: DevicePlan,
+    commands: dict[str, str],
+    target: Path,
+) -> None:
+    """napalm's MockDriver answers cli() with the device's after/ recordings, and the state
+    read from those answers is the state read from the files (but for where it came from)."""
+    from napalm.base.mock import MockDriver
+
+    recorded_dir = LAB / "after" / device.name
+    mock_folder(recorded_dir, target, commands)
+    driver = MockDriver(device.name, "user", "secret", optional_args={"path": str(target)})
+    driver.open()
+    answers = driver.cli(list(commands.values()))
+    assert answers == {c: (recorded_dir / f"{s}.json").read_text() for s, c in commands.items()}
+    live = read(
+        {s: Output(str(answers[c]), f"{device.name}: {c}") for s, c in commands.items()}, device
+    )
+    assert live.source == "live"
+    files = read(lab_outputs(device.name, "after"), device)
+    assert live.ports.keys() == files.ports.keys()
+    for name, port in live.ports.items():
+        assert vars(port) | {"source": ""} == vars(files.ports[name]) | {"source": ""}

@@ -36,10 +36,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
+from lossless.observed import (
+    DeviceState,
+    Output,
+    PortState,
+    QueueCounters,
+    Reader,
+    WatchdogCounters,
+    json_object,
+    object_or_empty,
+    output_folder,
+    read_outputs,
+)
 from lossless.plan import DevicePlan
 
 COMMANDS: dict[str, str] = {
@@ -79,9 +90,9 @@ def commands(device: DevicePlan) -> dict[str, str]:
 
 
 def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
-    state = DeviceState(device=device.name, os="eos", source=_folder(outputs))
+    state = DeviceState(device=device.name, os="eos", source=output_folder(outputs))
     names = _port_names(device)
-    readers: dict[str, Callable[[Output, dict[str, str], DeviceState], None]] = {
+    readers: dict[str, Reader] = {
         "interfaces": _read_interfaces,
         "pfc_status": _read_pfc_status,
         "queue_counters": _read_queue_drops,
@@ -89,20 +100,9 @@ def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
         "pfc_watchdog": _read_watchdog,
         "pfc_counters": _read_pause_frames,
     }
-    for stem, reader in readers.items():
-        output = outputs.get(stem)
-        if output is None:
-            state.unread.append((WHAT[stem], f"no output of `{COMMANDS[stem]}`"))
-            continue
-        reader(output, names, state)
+    read_outputs(state, outputs, readers, names, COMMANDS, WHAT)
     state.unread.append(PER_PRIORITY)
     return state
-
-
-def _folder(outputs: Mapping[str, Output]) -> str:
-    """The folder the outputs were read from, or "live"."""
-    folders = {o.source.rsplit("/", 1)[0] for o in outputs.values() if "/" in o.source}
-    return folders.pop() if len(folders) == 1 else "live"
 
 
 def _no_event_yet(state: DeviceState, listed: set[str]) -> None:
@@ -128,18 +128,6 @@ def _canonical(name: str) -> str:
     return f"ethernet{match.group(1)}" if match else name.strip().lower()
 
 
-def _load(output: Output) -> dict[str, Any]:
-    data = json.loads(output.text)
-    if not isinstance(data, dict):
-        raise TypeError(f"{output.source}: expected a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _object(value: Any) -> dict[str, Any]:
-    """A JSON object, or {} where the output has something else (a value left unknown)."""
-    return value if isinstance(value, dict) else {}
-
-
 def _count(value: Any) -> int | None:
     """A counter as EOS prints it (a number, or digits as text), None when it is not one."""
     if isinstance(value, bool):
@@ -162,24 +150,24 @@ def _planned(section: Any, names: dict[str, str]) -> list[tuple[str, str, dict[s
     """(plan name, name in the output, its object) for each planned port in a name-keyed
     section; ports not in the plan are skipped."""
     found = []
-    for raw, value in _object(section).items():
+    for raw, value in object_or_empty(section).items():
         name = names.get(_canonical(str(raw)))
         if name is not None:
-            found.append((name, str(raw), _object(value)))
+            found.append((name, str(raw), object_or_empty(value)))
     return found
 
 
 def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for name, raw, details in _planned(_load(output).get("interfaces"), names):
+    for name, raw, details in _planned(json_object(output).get("interfaces"), names):
         port = _port(state, name, output, raw)
         status = details.get("lineProtocolStatus")
         port.oper_up = status == "up" if isinstance(status, str) else None
-        counters = _object(details.get("interfaceCounters"))
+        counters = object_or_empty(details.get("interfaceCounters"))
         port.link_flaps = _count(counters.get("linkStatusChanges"))
 
 
 def _read_pfc_status(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for name, raw, status in _planned(_load(output).get("interfaceStatuses"), names):
+    for name, raw, status in _planned(json_object(output).get("interfaceStatuses"), names):
         port = _port(state, name, output, raw)
         priorities = _priorities(status.get("priorities"))
         enabled, active = status.get("enabled"), status.get("active")
@@ -201,50 +189,53 @@ def _priorities(value: Any) -> tuple[int, ...] | None:
 
 
 def _read_queue_drops(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    interfaces = _object(_load(output).get("egressQueueCounters")).get("interfaces")
+    interfaces = object_or_empty(json_object(output).get("egressQueueCounters")).get("interfaces")
     for name, raw, details in _planned(interfaces, names):
         port = _port(state, name, output, raw)
-        classes = _object(_object(details.get("ucastQueues")).get("trafficClasses"))
+        classes = object_or_empty(object_or_empty(details.get("ucastQueues")).get("trafficClasses"))
         for label, counters in classes.items():
             match = _TRAFFIC_CLASS.match(str(label))
             if match is None:
                 continue
             queue = port.queues.setdefault(int(match.group(1)), QueueCounters())
-            queue.dropped_packets = _dropped(_object(counters).get("dropPrecedences"))
+            queue.dropped_packets = _dropped(object_or_empty(counters).get("dropPrecedences"))
 
 
 def _dropped(precedences: Any) -> int | None:
     """Drops of a queue: the sum over its drop precedences (None when any is unreadable)."""
-    counts = [_count(_object(p).get("droppedPackets")) for p in _object(precedences).values()]
+    counts = [
+        _count(object_or_empty(p).get("droppedPackets"))
+        for p in object_or_empty(precedences).values()
+    ]
     if not counts or any(c is None for c in counts):
         return None
     return sum(c for c in counts if c is not None)
 
 
 def _read_ecn(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for name, raw, details in _planned(_load(output).get("intfQueueCounters"), names):
+    for name, raw, details in _planned(json_object(output).get("intfQueueCounters"), names):
         port = _port(state, name, output, raw)
-        for label, marked in _object(details.get("queueCounters")).items():
+        for label, marked in object_or_empty(details.get("queueCounters")).items():
             if str(label).isdigit() and len(str(label)) <= 2:
                 queue = port.queues.setdefault(int(label), QueueCounters())
                 queue.ecn_marked_packets = _count(marked)  # "-": ECN not on this queue
 
 
 def _read_watchdog(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    listed = _planned(_load(output).get("interfaces"), names)
+    listed = _planned(json_object(output).get("interfaces"), names)
     _no_event_yet(state, {name for name, _, _ in listed})
     for name, raw, details in listed:
         port = _port(state, name, output, raw)
-        for label, counters in _object(details.get("txQueues")).items():
+        for label, counters in object_or_empty(details.get("txQueues")).items():
             if not (str(label).isdigit() and len(str(label)) <= 2):
                 continue
             watchdog = port.watchdog.setdefault(int(label), WatchdogCounters())
-            watchdog.storms_detected = _count(_object(counters).get("stuckCount"))
-            watchdog.storms_restored = _count(_object(counters).get("recoveryCount"))
+            watchdog.storms_detected = _count(object_or_empty(counters).get("stuckCount"))
+            watchdog.storms_restored = _count(object_or_empty(counters).get("recoveryCount"))
 
 
 def _read_pause_frames(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for name, raw, counters in _planned(_load(output).get("interfaceCounters"), names):
+    for name, raw, counters in _planned(json_object(output).get("interfaceCounters"), names):
         port = _port(state, name, output, raw)
         port.pause_rx_frames = _count(counters.get("rxFrames"))
         port.pause_tx_frames = _count(counters.get("txFrames"))

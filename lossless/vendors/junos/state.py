@@ -29,10 +29,19 @@ PFC Watchdog: QFX5230-64CD and QFX5240 only); neither is a fault of the switch.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from lossless.observed import DeviceState, Output, PortState, QueueCounters
+from lossless.observed import (
+    DeviceState,
+    Output,
+    PortState,
+    QueueCounters,
+    Reader,
+    json_object,
+    output_folder,
+    read_outputs,
+)
 from lossless.plan import DevicePlan
 
 COMMANDS: dict[str, str] = {
@@ -56,18 +65,13 @@ def commands(device: DevicePlan) -> dict[str, str]:
 
 
 def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
-    state = DeviceState(device=device.name, os="junos", source=_folder(outputs))
+    state = DeviceState(device=device.name, os="junos", source=output_folder(outputs))
     names = {name.strip().lower(): name for name in device.ports}
-    readers: dict[str, Callable[[Output, dict[str, str], DeviceState], None]] = {
+    readers: dict[str, Reader] = {
         "interfaces": _read_interfaces,
         "queues": _read_queues,
     }
-    for stem, reader in readers.items():
-        output = outputs.get(stem)
-        if output is None:
-            state.unread.append((WHAT[stem], f"no output of `{COMMANDS[stem]}`"))
-            continue
-        reader(output, names, state)
+    read_outputs(state, outputs, readers, names, COMMANDS, WHAT)
     state.unread.append(
         (
             "PFC operational priorities",
@@ -76,12 +80,6 @@ def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
         )
     )
     return state
-
-
-def _folder(outputs: Mapping[str, Output]) -> str:
-    """The folder the outputs were read from, or "live"."""
-    folders = {o.source.rsplit("/", 1)[0] for o in outputs.values() if "/" in o.source}
-    return folders.pop() if len(folders) == 1 else "live"
 
 
 def _items(node: Any, key: str) -> list[dict[str, Any]]:
@@ -107,9 +105,7 @@ def _count(node: Any, key: str) -> int | None:
 
 
 def _interfaces(output: Output) -> list[dict[str, Any]]:
-    data = json.loads(output.text)
-    if not isinstance(data, dict):
-        raise TypeError(f"{output.source}: expected a JSON object, got {type(data).__name__}")
+    data = json_object(output)
     if "interface-information" not in data:
         raise KeyError(f"{output.source}: no interface-information")
     return [

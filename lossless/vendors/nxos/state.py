@@ -38,10 +38,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
+from lossless.observed import (
+    DeviceState,
+    Output,
+    PortState,
+    QueueCounters,
+    Reader,
+    WatchdogCounters,
+    json_object,
+    object_or_empty,
+    output_folder,
+    read_outputs,
+)
 from lossless.plan import DevicePlan
 
 COMMANDS: dict[str, str] = {
@@ -79,28 +90,17 @@ def commands(device: DevicePlan) -> dict[str, str]:
 
 
 def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
-    state = DeviceState(device=device.name, os="nxos", source=_folder(outputs))
+    state = DeviceState(device=device.name, os="nxos", source=output_folder(outputs))
     names = {_canonical(name): name for name in device.ports}
-    readers: dict[str, Callable[[Output, dict[str, str], DeviceState], None]] = {
+    readers: dict[str, Reader] = {
         "interface": _read_interface,
         "pfc_queue": _read_pfc_queue,  # before "pfc": the priorities its oper state enables
         "pfc": _read_pfc,
         "queuing": _read_queuing,
     }
-    for stem, reader in readers.items():
-        output = outputs.get(stem)
-        if output is None:
-            state.unread.append((WHAT[stem], f"no output of `{COMMANDS[stem]}`"))
-            continue
-        reader(output, names, state)
+    read_outputs(state, outputs, readers, names, COMMANDS, WHAT)
     state.unread.append(PER_PRIORITY)
     return state
-
-
-def _folder(outputs: Mapping[str, Output]) -> str:
-    """The folder the outputs were read from, or "live"."""
-    folders = {o.source.rsplit("/", 1)[0] for o in outputs.values() if "/" in o.source}
-    return folders.pop() if len(folders) == 1 else "live"
 
 
 def _canonical(name: str) -> str:
@@ -110,20 +110,9 @@ def _canonical(name: str) -> str:
     return f"ethernet{match.group(1)}" if match else name.strip().lower()
 
 
-def _load(output: Output) -> dict[str, Any]:
-    data = json.loads(output.text)
-    if not isinstance(data, dict):
-        raise TypeError(f"{output.source}: expected a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _object(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _rows(table: Any, row: str) -> list[dict[str, Any]]:
     """The rows of an NX-API table: ROW_<x> is one object or a list of them."""
-    found = _object(table).get(row)
+    found = object_or_empty(table).get(row)
     rows = found if isinstance(found, list) else [found]
     return [r for r in rows[:MAX_ROWS] if isinstance(r, dict)]
 
@@ -159,7 +148,7 @@ def _planned(row: dict[str, Any], key: str, names: dict[str, str]) -> tuple[str,
 
 
 def _read_interface(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for row in _rows(_load(output).get("TABLE_interface"), "ROW_interface"):
+    for row in _rows(json_object(output).get("TABLE_interface"), "ROW_interface"):
         found = _planned(row, "interface", names)
         if found is None:
             continue
@@ -169,7 +158,7 @@ def _read_interface(output: Output, names: dict[str, str], state: DeviceState) -
 
 
 def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for module in _modules(_load(output)):
+    for module in _modules(json_object(output)):
         for row in _rows(module.get("TABLE_pfc_interface"), "ROW_pfc_interface"):
             found = _planned(row, "if_name_str", names)
             if found is None:
@@ -188,7 +177,7 @@ def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None
 
 
 def _read_pfc_queue(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for module in _modules(_load(output)):
+    for module in _modules(json_object(output)):
         for row in _rows(module.get("TABLE_queuing_interface"), "ROW_queuing_interface"):
             found = _planned(row, "if_name_str", names)
             if found is None:
@@ -242,7 +231,7 @@ def _stats(entries: list[dict[str, Any]]) -> dict[str, int | None]:
 
 
 def _read_queuing(output: Output, names: dict[str, str], state: DeviceState) -> None:
-    for module in _modules(_load(output)):
+    for module in _modules(json_object(output)):
         for row in _rows(module.get("TABLE_queuing_interface"), "ROW_queuing_interface"):
             if row.get("dir") != "Egress":
                 continue
