@@ -110,9 +110,42 @@ def test_a_pyproject_key_is_named_with_its_table(project, run):
     (project / "pyproject.toml").write_text('[tool.lossless]\nformats = "json"\n')
     result = run("ci", "lab.yaml")
     assert result.code == 2
-    assert "pyproject.toml [tool.lossless] formats: unknown key (did you mean 'format'?)" in (
+    assert "pyproject.toml:2:1: [tool.lossless] formats: unknown key (did you mean 'format'?)" in (
         result.err
     )
+
+
+def test_a_wrong_key_is_named_at_its_line(project, run):
+    (project / ".lossless.toml").write_text('select = ["LL1"]\n\n  fail_on = "warning"\n')
+    result = run("lint", "lab.yaml")
+    assert result.code == 2
+    assert ".lossless.toml:3:3: fail_on: unknown key (did you mean 'fail-on'?)" in result.err
+    (project / ".lossless.toml").unlink()
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.lossless]\nformat = "json"\n\n'
+        '[tool.lossless.per-path-ignores]\n"a.yaml" = "LL101"\n'
+    )
+    result = run("lint", "lab.yaml")
+    assert result.code == 2
+    assert "pyproject.toml:7:1: [tool.lossless] per-path-ignores.a.yaml: expected a list" in (
+        result.err
+    )
+
+
+def test_a_pasted_tool_table_in_the_own_file_says_where_keys_go(project, run):
+    (project / ".lossless.toml").write_text('[tool.lossless]\nselect = ["LL1"]\n')
+    result = run("lint", "lab.yaml")
+    assert result.code == 2
+    assert ".lossless.toml:1:1: tool: the keys of .lossless.toml go at its top level" in result.err
+
+
+@pytest.mark.parametrize("tool", ["3", '"lossless"', '["lossless"]'])
+def test_a_pyproject_whose_tool_is_no_table_holds_no_settings(project, run, tool):
+    (project / "pyproject.toml").write_text(f"tool = {tool}\n")
+    result = run("lint", "lab.yaml", "-v")
+    assert result.code in (0, 1), result.err
+    assert "settings: none" in result.err
+    assert run("lint", "lab.yaml", "--settings", "pyproject.toml").code == 2
 
 
 def test_a_wrong_rule_name_in_the_file_is_reported_there(project, run):
@@ -267,6 +300,16 @@ def test_when_colour_is_used(choice, tty, environ, expected):
 def test_a_file_is_no_terminal():
     assert not wants_colour("auto", None, {})
     assert wants_colour("always", None, {})
+    # a report file is kept, not shown: FORCE_COLOR (set for CI logs) does not colour it
+    assert not wants_colour("auto", None, {"FORCE_COLOR": "1"})
+
+
+def test_force_colour_leaves_the_output_file_plain(project, run, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    run("lint", "lab.yaml", "--output-file", "out/lint.txt")
+    assert ESC not in (project / "out" / "lint.txt").read_text()
+    run("lint", "lab.yaml", "--output-file", "out/always.txt", "--color", "always")
+    assert ESC in (project / "out" / "always.txt").read_text()
 
 
 def test_always_colours_the_severities_and_machine_formats_never(project, run):

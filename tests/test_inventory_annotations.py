@@ -239,6 +239,11 @@ def test_json_and_junit_for_a_broken_inventory(run, broken):
     failure = root.find("testsuite[@name='fabric']/testcase[@name='LL000 invalid-input']/failure")
     assert failure is not None and failure.get("message") == MESSAGE
     assert root.get("failures") == "1"
+    # nothing was linted: no rule shows as a passing test, in JUnit or in SARIF's rules
+    assert [case.get("name") for case in root.iter("testcase")] == ["LL000 invalid-input"]
+    assert root.get("tests") == "1"
+    sarif = json.loads(run("lint", broken, "--format", "sarif").out)
+    assert [r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]] == ["LL000"]
 
 
 def test_text_keeps_the_problems_on_stderr_alone(run, broken):

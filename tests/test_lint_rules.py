@@ -9,7 +9,7 @@ from conftest import INVENTORIES
 
 from lossless.inventory import load_inventory
 from lossless.lint.catalogue import registered_rules
-from lossless.lint.runner import lint
+from lossless.lint.runner import READ_SCOPES, lint
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
 
@@ -446,7 +446,10 @@ def test_sarif_output_is_what_github_code_scanning_takes(run, write):
     [sarif_run] = document["runs"]
     driver = sarif_run["tool"]["driver"]
     assert driver["name"] == "lossless"
-    assert {r["id"] for r in driver["rules"]} == set(registered_rules())
+    # the rules that judged the plan: not those over configs or switch state, never read
+    over_the_plan = {i for i, r in registered_rules().items() if r.scope not in READ_SCOPES}
+    assert {r["id"] for r in driver["rules"]} == over_the_plan
+    assert "LL200" not in over_the_plan and "LL301" not in over_the_plan
     results = sarif_run["results"]
     assert results and all(r["ruleId"] == "LL115" and r["message"]["text"] for r in results)
     location = results[0]["locations"][0]["physicalLocation"]
@@ -527,3 +530,19 @@ def test_inline_suppression_needs_a_reason_and_is_reported(run, write):
     assert run("lint", str(no_reason)).code == 2
     bad_id = write(text.replace("LL115: lab", "LL1150: lab"), "y.yaml")
     assert run("lint", str(bad_id)).code == 2
+
+
+def test_sarif_lists_the_config_rules_only_where_configs_were_read(run):
+    """The rules over configs (drift, LL200) ran when --configs was read, and only then."""
+    import json
+
+    from conftest import REPO
+
+    def listed(*argv: str) -> set[str]:
+        result = run("lint", str(INVENTORIES / "lab.yaml"), *argv, "--format", "sarif")
+        assert result.code == 0, result.err
+        return {r["id"] for r in json.loads(result.out)["runs"][0]["tool"]["driver"]["rules"]}
+
+    alone, with_configs = listed(), listed("--configs", str(REPO / "golden" / "lab"))
+    assert "LL200" not in alone and "LL200" in with_configs
+    assert not any(rule.startswith("LL3") for rule in alone | with_configs)

@@ -38,7 +38,9 @@ def lint_command(args: argparse.Namespace) -> int:
     run = ReportRun(args)
     with run.notes(), run.bad_input_reported([]):
         plan, extra = _lint_inputs(args)
-        return run.finish(lint(plan, run.select, run.ignore, extra), plan)
+        # configs and the hosts' saved state are read beside the plan: their rules ran
+        read = ("config",) if args.config or args.configs or args.host_state else ()
+        return run.finish(lint(plan, run.select, run.ignore, extra, read=read), plan)
 
 
 def _lint_inputs(args: argparse.Namespace) -> tuple[FabricPlan, list[Finding]]:
@@ -181,7 +183,10 @@ def _ci(
         print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
     if rendered is not None:
         write_configs(rendered, plan, inventory, sys.stderr)
-    result = run.per_path_filtered(lint(plan, run.select, run.ignore, extra, also=read))
+    scopes = ("config",) if configs is not None else ()
+    result = run.per_path_filtered(
+        lint(plan, run.select, run.ignore, extra, also=read, read=scopes)
+    )
     for format_name, file in args.report:
         text = report(result, list(plan.devices), format_name)
         write_streamed(Path(file), methodcaller("write", text), "--report")

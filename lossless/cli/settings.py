@@ -23,9 +23,10 @@ from __future__ import annotations
 import argparse
 import difflib
 import fnmatch
+import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -51,12 +52,17 @@ class Settings:
     format: str | None = None
     fail_on: str | None = None
     color: str | None = None
+    # where each key (a table's first key for a dotted one) is written: (line, column)
+    lines: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     def where(self, key: str) -> str:
-        """How a message names one of its keys: 'pyproject.toml [tool.lossless] select'."""
-        table = " [tool.lossless]" if self.file and self.file.name == "pyproject.toml" else ""
+        """How a message names one of its keys: 'pyproject.toml:3:1: [tool.lossless] select'
+        (the line of its key, or of the table a dotted key 'per-path-ignores.x' is in)."""
+        table = "[tool.lossless] " if self.file and self.file.name == "pyproject.toml" else ""
         shown = key if len(key) <= 80 else f"{key[:77]}..."  # a key is the file's to choose
-        return f"{self.file}{table} {shown}"
+        at = self.lines.get(key.split(".", 1)[0])
+        place = f"{self.file}:{at[0]}:{at[1]}:" if at else f"{self.file}"
+        return f"{place} {table}{shown}"
 
 
 def discover(start: Path) -> Path | None:
@@ -78,19 +84,28 @@ def _in_folder(folder: Path) -> Path | None:
     if own.is_file():
         return own
     pyproject = folder / "pyproject.toml"
-    if pyproject.is_file() and "lossless" in _parsed(pyproject).get("tool", {}):
+    if pyproject.is_file() and _lossless_table(_parsed(pyproject)[0]) is not None:
         return pyproject
     return None
 
 
-def _parsed(path: Path) -> dict[str, Any]:
-    """A TOML file's document; a usage error for one that cannot be read or is not TOML."""
+def _lossless_table(document: dict[str, Any]) -> Any:
+    """pyproject.toml's [tool.lossless] (None where there is none: a `tool` that is not a
+    table holds none either)."""
+    tool = document.get("tool")
+    return tool.get("lossless") if isinstance(tool, dict) else None
+
+
+def _parsed(path: Path) -> tuple[dict[str, Any], str]:
+    """A TOML file's document and its text; a usage error for one that cannot be read or is
+    not TOML."""
     try:
         raw = read_bounded(path, "settings", MAX_SETTINGS_BYTES)
     except InputError as error:
         raise UsageError(str(error)) from None
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        return tomllib.loads(text), text
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not UTF-8 (TOML is UTF-8)") from None
     except tomllib.TOMLDecodeError as error:  # its message names the line and column
@@ -101,17 +116,55 @@ def _parsed(path: Path) -> dict[str, Any]:
 
 def read_settings(path: Path) -> Settings:
     """The settings `path` holds (`.lossless.toml`, or `pyproject.toml`'s [tool.lossless])."""
-    document = _parsed(path)
-    if path.name == "pyproject.toml":
-        table = document.get("tool", {}).get("lossless")
+    document, text = _parsed(path)
+    in_pyproject = path.name == "pyproject.toml"
+    if in_pyproject:
+        table = _lossless_table(document)
         if table is None:
             raise UsageError(f"{path}: no [tool.lossless] table")
     else:
         table = document
-    settings = Settings(file=path)
+    settings = Settings(file=path, lines=_key_lines(text, in_pyproject))
     if not isinstance(table, dict):
         raise UsageError(f"{settings.where('')}: expected a table")
+    if not in_pyproject and "tool" in table:
+        raise UsageError(
+            f"{settings.where('tool')}: the keys of .lossless.toml go at its top level "
+            "([tool.lossless] is the table they have in pyproject.toml)"
+        )
     return _checked(table, settings)
+
+
+_HEADER = re.compile(r"\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_KEY = re.compile(r'\s*"?([A-Za-z0-9_-]+)"?\s*=')
+
+
+def _key_lines(text: str, in_pyproject: bool) -> dict[str, tuple[int, int]]:
+    """(line, column) of each key of the settings table as written (tomllib keeps no
+    positions): `key = ...` in the table, or a sub-table's header `[per-path-ignores]`
+    (`[tool.lossless.per-path-ignores]`). The first place counts."""
+    ours = "tool.lossless" if in_pyproject else ""
+    table = None if in_pyproject else ""  # the table the lines are in, within ours
+    found: dict[str, tuple[int, int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        header = _HEADER.match(stripped)
+        if header and not stripped.startswith("[["):
+            table = _within(header.group(1).replace('"', "").replace(" ", ""), ours)
+            if table:  # a sub-table of ours
+                found.setdefault(table.split(".", 1)[0], (number, line.index("[") + 1))
+            continue
+        key = _KEY.match(line)
+        if table == "" and key:
+            found.setdefault(key.group(1), (number, key.start(1) + 1))
+    return found
+
+
+def _within(name: str, ours: str) -> str | None:
+    """A table's name relative to ours ("" for ours itself), None for a table not in ours."""
+    if not ours or name.startswith(ours + "."):
+        return name[len(ours) + 1 :] if ours else name
+    return "" if name == ours else None
 
 
 def _checked(table: Mapping[str, Any], settings: Settings) -> Settings:

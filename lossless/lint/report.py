@@ -48,9 +48,10 @@ INPUT_RULE = Rule(
 _KNOWN = {**RULES, INPUT_RULE.id: INPUT_RULE}
 
 
-def _rule_ids(findings: list[Finding]) -> list[str]:
-    """Every rule's ID, and LL000 when a finding is bad input: what SARIF and JUnit list."""
-    return sorted({*RULES, *(f.rule for f in findings)})
+def _rule_ids(findings: list[Finding], ran: Iterable[str]) -> list[str]:
+    """What SARIF and JUnit list: the rules that ran, and any a finding names (LL000 when
+    the input was bad: then nothing else ran)."""
+    return sorted({*ran, *(f.rule for f in findings)})
 
 
 def _location(source: str) -> tuple[str, int, int]:
@@ -167,8 +168,8 @@ def _fingerprint(f: Finding) -> str:
     return hashlib.sha256(identity.encode()).hexdigest()[:32]
 
 
-def sarif(findings: list[Finding]) -> str:
-    used = _rule_ids(findings)
+def sarif(findings: list[Finding], ran: Iterable[str] = ()) -> str:
+    used = _rule_ids(findings, ran)
     rules = [
         {
             "id": rule_id,
@@ -213,15 +214,16 @@ def sarif(findings: list[Finding]) -> str:
     return inert_json(json.dumps(document, indent=2))
 
 
-def junit(findings: list[Finding], devices: list[str]) -> str:
-    """One testsuite per device (and one for fabric-wide findings), one testcase per rule;
+def junit(findings: list[Finding], devices: list[str], ran: Iterable[str] = ()) -> str:
+    """One testsuite per device (and one for fabric-wide findings), one testcase per rule that
+    ran (`ran`) or that a finding names;
     error findings are failures, warnings go to system-out. Every text from a finding or a
     device name is made printable, which leaves only characters XML 1.0 can hold."""
     by_suite: dict[str, dict[str, list[Finding]]] = {}
     for f in findings:
         by_suite.setdefault(f.device or "fabric", {}).setdefault(f.rule, []).append(f)
     root = ElementTree.Element("testsuites", name="lossless")
-    rule_ids = _rule_ids(findings)
+    rule_ids = _rule_ids(findings, ran)
     total = failures = 0
     for suite_name in ["fabric", *devices]:
         found = by_suite.get(suite_name, {})
@@ -338,7 +340,9 @@ def report(result: LintResult, devices: list[str], format_name: str, colour: boo
     and is coloured by severity with `colour` (lossless.text.colour; the machine formats
     never are). The other formats carry the findings only, as before."""
     if format_name == "junit":
-        out = junit(result.findings, devices) + "\n"
+        out = junit(result.findings, devices, result.rules) + "\n"
+    elif format_name == "sarif":
+        out = sarif(result.findings, result.rules) + "\n"
     elif format_name == "text":
         out = text(result.findings, colour) + "\n"
     else:

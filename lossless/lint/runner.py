@@ -41,8 +41,13 @@ def _port_groups(fabric: FabricPlan) -> dict[str, list[list[PortPlan]]]:
     return groups
 
 
+# Rules over what is read beside the plan (a config, a switch's state): their findings are
+# made where that is read and reach lint() as `extra`.
+READ_SCOPES = ("config", "state", "state-device")
+
+
 def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
-    if rule_.scope in ("config", "state", "state-device"):  # raised where those are read
+    if rule_.scope in READ_SCOPES:  # raised where those are read
         return
     if rule_.scope == "fabric":
         for item in rule_.check(fabric):
@@ -101,6 +106,9 @@ class LintResult:
     # What `lint_ignore` skipped: one entry per rule, reason and lint_ignore, however many
     # findings it covers (a fabric-wide one over a 32k-GPU fabric: thousands of ports)
     suppressed: list[Suppressed]
+    # The rules that judged this input (SARIF's and JUnit's list: a rule that did not run is
+    # no passing test): those over the plan, and over configs or switch state where read.
+    rules: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -136,6 +144,7 @@ def lint(
     extra: Iterable[Finding] = (),
     *,
     also: FabricPlan | None = None,
+    read: Iterable[str] = (),
 ) -> LintResult:
     """Run the selected rules (see resolve_rules for how they are named); `extra` are
     findings made while reading configs (drift). `also`: a second plan of the same
@@ -144,7 +153,8 @@ def lint(
     points) is reported once, where the first plan points, and the inventory's
     `lint_ignore` (in `fabric`) applies to both. What `lint_ignore` skips is grouped per
     entry (LintResult.suppressed). A second plan whose devices are all the first's (every config
-    as rendered) is not judged again."""
+    as rendered) is not judged again. `read`: the READ_SCOPES whose input was read (configs:
+    "config"; switch state: "state", "state-device"), so that their rules count as run."""
     selected, ignored = resolve_rules(select), resolve_rules(ignore)
     chosen = [r for r in registered_rules().values() if _selected(r.id, selected, ignored)]
     found = _findings(fabric, chosen)
@@ -164,7 +174,8 @@ def lint(
             reason, scope, at = by
             skipped.setdefault((finding.rule, reason, scope, at), []).append(finding)
     suppressed = [Suppressed(*key, tuple(group)) for key, group in skipped.items()]
-    return LintResult(one_per_cause(kept), suppressed)
+    ran = tuple(r.id for r in chosen if r.scope not in READ_SCOPES or r.scope in read)
+    return LintResult(one_per_cause(kept), suppressed, ran)
 
 
 def _cause(finding: Finding) -> tuple:

@@ -140,6 +140,7 @@ def build_report(
         lint = LintResult(
             [f for f in lint.findings if f.device is None or f.device in kept],
             _suppressed_on(lint.suppressed, kept),
+            lint.rules,
         )
     bandwidth = fabric_bandwidth(plan, names)
     anchors = _anchors(names)

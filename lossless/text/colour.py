@@ -7,7 +7,8 @@ adds ANSI color to its output by default should check for a NO_COLOR environment
 that, when present and not an empty string (regardless of its value), prevents the addition
 of ANSI color"), and always when FORCE_COLOR is set to a non-empty value
 (https://force-color.org), a CI log that shows colours though it is not a terminal. NO_COLOR
-wins over FORCE_COLOR.
+wins over FORCE_COLOR. A file (--output-file) is coloured only with `always`: CI runners set
+FORCE_COLOR for their logs, not for the report files they keep.
 
 The sequences are ECMA-48 Select Graphic Rendition (`ESC [ n m`: 1 bold, 31 red, 33 yellow,
 32 green, 0 reset). Painted text must already be printable (lossless.text.printable): the
@@ -36,6 +37,8 @@ def wants_colour(choice: str, stream: TextIO | None, environ: Mapping[str, str])
         raise ValueError(choice)
     if choice != "auto":
         return choice == "always"
+    if stream is None:  # a report file is an artifact, not a log: FORCE_COLOR is for logs
+        return False
     if environ.get("NO_COLOR"):
         return False
     if environ.get("FORCE_COLOR"):
