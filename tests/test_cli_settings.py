@@ -368,6 +368,25 @@ def test_a_mistyped_command_gets_a_did_you_mean(run):
     assert run("--version").code == 0
 
 
+def test_a_mistyped_option_gets_the_commands_usage_and_a_did_you_mean(run):
+    result = run("render", "lab.yaml", "-o", "cfg", "--chek")
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("usage: lossless render ")
+    assert "lossless render: error: unrecognized arguments: --chek (did you mean '--check'?)" in (
+        result.err
+    )
+    assert "(did you mean '--fail-on'?)" in run("lint", "lab.yaml", "--fail=warning").err
+
+
+def test_an_abbreviated_option_is_not_taken_for_a_longer_one(run):
+    """`--exit` is not `--exit-zero`: a later option sharing the prefix would change what a CI
+    line written with the abbreviation does."""
+    result = run("lint", "lab.yaml", "--exit")
+    assert result.code == 2
+    assert "unrecognized arguments: --exit (did you mean '--exit-zero'?)" in result.err
+    assert run("lint", "lab.yaml", "--fail", "warning").code == 2
+
+
 def test_short_version_flag(capsys):
     from lossless.cli.main import main
 

@@ -47,7 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error_line(f"lossless: {mistyped}")
         return 2
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # the command's own usage, and the option it may have meant
+            _command_parser(parser, args.command).error(_unrecognised(parser, args, unknown))
     except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
         return int(exit_.code or 0)
     module, function = COMMANDS[args.command]
@@ -97,6 +99,28 @@ def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | 
     close = difflib.get_close_matches(word, commands, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}?" if close else "`lossless --help` lists them"
     return f"no command {word!r} ({hint})"
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
+
+
+def _unrecognised(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, words: list[str]
+) -> str:
+    """argparse's message for arguments the command does not take, with the option the first
+    mistyped one may have meant: "unrecognized arguments: --chek (did you mean '--check'?)"."""
+    message = f"unrecognized arguments: {' '.join(words)}"
+    typed = next((w.split("=", 1)[0] for w in words if w.startswith("--")), None)
+    if typed is None:
+        return message
+    options = [o for a in _command_parser(parser, args.command)._actions for o in a.option_strings]
+    close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
+    return f"{message} (did you mean {close[0]!r}?)" if close else message
 
 
 def _error_line(text: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from lossless import __version__
 from lossless.vendors.registry import OS_NAMES
@@ -84,7 +84,13 @@ def _add_exit_and_output_arguments(command: argparse.ArgumentParser) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse quotes the arguments a user mistyped: printable, as every message of ours."""
+    """argparse quotes the arguments a user mistyped: printable, as every message of ours.
+    No abbreviated options (`--exit` is not `--exit-zero`): a later option sharing a prefix
+    would change what a CI line written with one does."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         from lossless.text.printable import printable
