@@ -256,6 +256,28 @@ def test_output_file_holds_what_stdout_would(project, run):
     assert ci.out == "" and ESC in (project / "ci.txt").read_text()  # always: even a file
 
 
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("lab.yaml", "--output-file lab.yaml: the input this run reads"),
+        ("./lab.yaml", "the input this run reads"),
+        ("", "--output-file needs a file name ('-' for stdout)"),
+        (".", "--output-file .: a folder, not a file"),
+    ],
+)
+def test_an_output_file_that_cannot_be_the_report_is_refused_first(project, run, target, message):
+    before = (project / "lab.yaml").read_bytes()
+    result = run("lint", "lab.yaml", "--output-file", target)
+    assert result.code == 2 and result.out == ""
+    assert message in result.err
+    assert (project / "lab.yaml").read_bytes() == before
+
+
+def test_output_file_dev_stdout_is_stdout(project, run):
+    result = run("lint", "lab.yaml", "--output-file", "/dev/stdout")
+    assert result.out == run("lint", "lab.yaml").out and "report written" not in result.err
+
+
 def test_quiet_keeps_the_report_and_drops_the_notes_verbose_adds_some(project, run):
     (project / ".lossless.toml").write_text('fail-on = "error"\n')
     normal = run("ci", "lab.yaml", "--plan-json", "plan.json")

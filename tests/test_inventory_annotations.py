@@ -281,3 +281,38 @@ def test_a_config_that_does_not_parse_is_annotated_at_the_config(run, tmp_path, 
 def test_the_input_rule_cannot_be_selected(run, broken):
     result = run("lint", "--select", "LL000", str(INVENTORIES / "lab.yaml"))
     assert result.code == 2 and "no rule 'LL000'" in result.err
+
+
+def test_every_config_that_does_not_parse_is_annotated_in_one_run(run, tmp_path, monkeypatch):
+    """Two broken configs: both annotated at once, as `validate` lists every problem."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(REPO / "golden" / "lab", tmp_path / "configs")
+    (tmp_path / "configs" / "leaf1.json").write_text("garbage {\n")
+    (tmp_path / "configs" / "spine1.cfg").write_text("set system host-name spine1\n")
+    result = run(
+        "lint", str(INVENTORIES / "lab.yaml"), "--configs", "configs", "--format", "github"
+    )
+    assert result.code == 2
+    annotated = {line.split(",", 1)[0] for line in result.out.splitlines() if line.startswith("::")}
+    assert {"::error file=configs/leaf1.json", "::error file=configs/spine1.cfg"} <= annotated
+
+
+def test_sarif_paths_are_relative_to_the_repository_root(run, tmp_path, monkeypatch):
+    """Code scanning places a result by its repository-relative path: the same wherever in
+    the repository lossless ran, `..` collapsed."""
+    repo = tmp_path / "fabric"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "inventory").mkdir()
+    target = repo / "inventory" / "lab.yaml"
+    target.write_text((INVENTORIES / "lab.yaml").read_text().replace("mtu: 9100", "mtu: 1500"))
+
+    def uris(folder, path: str) -> set[str]:
+        monkeypatch.chdir(folder)
+        document = json.loads(run("lint", path, "--format", "sarif").out)
+        found = document["runs"][0]["results"]
+        assert found
+        return {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in found}
+
+    assert uris(repo / "inventory", "lab.yaml") == {"inventory/lab.yaml"}
+    assert uris(repo, "inventory/../inventory/lab.yaml") == {"inventory/lab.yaml"}
+    assert uris(repo / "inventory", str(target)) == {"inventory/lab.yaml"}

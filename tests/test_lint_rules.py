@@ -505,6 +505,8 @@ def test_pre_commit_manifest():
     for hook in hooks:
         assert {"id", "name", "entry", "language"} <= set(hook)
         assert hook["entry"].split()[0] == "lossless" and hook["pass_filenames"] is False
+    lint_hook = next(h for h in hooks if h["id"] == "lossless-lint")
+    assert lint_hook["types_or"] == ["yaml", "toml"]  # a settings change is linted too
 
 
 def test_inline_suppression_needs_a_reason_and_is_reported(run, write):

@@ -255,6 +255,7 @@ class ReportRun:
         self.args = args
         self.settings: Settings = settings_for(args)
         self.options: Options = merged(args, self.settings)
+        self._check_output_file()
         self.select = _named_rules(self.options.select)
         self.ignore = _named_rules(self.options.ignore)
         where = self.settings.where("per-path-ignores")
@@ -262,6 +263,26 @@ class ReportRun:
             (glob, set(_rule_ids(list(rules), f"{where}.{glob}")))
             for glob, rules in self.settings.per_path_ignores
         ]
+
+    def _check_output_file(self) -> None:
+        """--output-file checked before anything is read: a name, not a folder, not an input
+        of this run (the report would replace the inventory it judges); `/dev/stdout`, a CI
+        idiom, is stdout."""
+        target = self.args.output_file
+        if target is None or target == "-":
+            return
+        if target == "/dev/stdout":
+            self.args.output_file = "-"
+            return
+        if not target.strip():
+            raise UsageError("--output-file needs a file name ('-' for stdout)")
+        path = Path(target)
+        if path.is_dir():
+            raise UsageError(f"--output-file {target}: a folder, not a file")
+        inputs = [getattr(self.args, name, None) for name in ("inventory", "config")]
+        for given in filter(None, inputs):
+            if path.resolve() == Path(given).resolve():
+                raise UsageError(f"--output-file {target}: the input this run reads")
 
     def note(self, text: str) -> None:
         """A note for -v only, on stderr."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lossless.asics import catalogue
 from lossless.asics.models import ModelMatch
+from lossless.errors import InputError, Problem
 from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, replaced
@@ -95,14 +96,21 @@ def fabric_from_configs(
     # read and rendered by worker processes on a large fabric (lossless.parallel): only the
     # text of a config that differs comes back
     texts = ordered_map(differing_text, len(found))
+    unreadable: list[Problem] = []  # every config that does not parse, in one report
     for (planned, vendor, config_path), text in zip(found, texts, strict=True):
         if text is None:
             continue
         name = planned.name
-        parsed = parse_config(planned.os, text, config_path, name, hint=planned)
+        try:
+            parsed = parse_config(planned.os, text, config_path, name, hint=planned)
+        except InputError as error:
+            unreadable.extend(error.problems)
+            continue
         _inherit_pfc_trigger(parsed, planned)
         findings.extend(drift(planned, parsed, vendor))
         fabric.devices[name] = parsed
+    if unreadable:
+        raise InputError(unreadable)
     return fabric, findings
 
 

@@ -154,11 +154,23 @@ def github(findings: list[Finding]) -> str:
 
 
 def _uri(file: str) -> str:
-    """Repository-relative path with forward slashes, as GitHub code scanning wants."""
-    path = Path(file)
-    if path.is_absolute() and path.is_relative_to(Path.cwd()):
-        path = path.relative_to(Path.cwd())
+    """Repository-relative path with forward slashes, as GitHub code scanning and GitLab
+    want: relative to the repository holding the current folder (the nearest `.git` up),
+    whichever folder of it lossless ran in, `..` collapsed; outside a repository relative to
+    the current folder; else the absolute path."""
+    here = Path.cwd()
+    path = Path(os.path.normpath(here / file))
+    for base in (_repository_root(here), here):
+        if base is not None and path.is_relative_to(base):
+            return path.relative_to(base).as_posix()
     return path.as_posix()
+
+
+def _repository_root(here: Path) -> Path | None:
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 def _fingerprint(f: Finding) -> str:
