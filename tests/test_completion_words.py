@@ -61,6 +61,11 @@ def test_bash_completes_rules_and_devices(run, tmp_path):
         "spine2",
     ]
     assert _bash(script, "lossless", "plan", POD, "--device", "sp") == ["spine[01:16]"]
+    # a comma list, as --device takes it
+    assert _bash(script, "lossless", "lint", LAB, "--device", "leaf1,sp") == [
+        "leaf1,spine1",
+        "leaf1,spine2",
+    ]
 
 
 def test_bash_devices_need_an_inventory_on_the_line(run, tmp_path):

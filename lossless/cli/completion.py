@@ -11,9 +11,11 @@ Two completions know the project's data:
   its last item.
 * `--device`: the device names (or ranges, as `--device` takes them) under `devices:` of the
   inventory named earlier on the command line, read by awk from its first MiB with no
-  Python: a few milliseconds, whatever the file. An inventory written as a folder, or
-  devices in flow style, complete nothing (tcsh: no device completion, it cannot see the
-  other words of the line).
+  Python: a few milliseconds, whatever the file; a comma list completes its last item. An
+  inventory written as a folder, or devices in flow style, complete nothing (tcsh: no
+  device completion, it cannot see the other words of the line). bash splits
+  `--format=gi` at the `=` (COMP_WORDBREAKS) and shtab's script then completes nothing:
+  write the value after a space; fish and zsh complete both forms.
 Where the syntax comes from: bash `compgen -W -P` (bash manual, "Programmable Completion
 Builtins"), zsh `_values -s ,` (zshcompsys(1)), fish `commandline -opc` (fish documentation,
 "commandline"), tcsh `complete` word lists (tcsh(1)).
@@ -81,7 +83,9 @@ _lossless_devices() {{
   local file
   file="$(_lossless_inventory_word)"
   [ -n "$file" ] || return 0
-  compgen -W "$({_devices_of("$file")})" -- "$1"
+  local head=""
+  [[ "$1" == *,* ]] && head="${{1%,*}},"  # --device takes a comma list, as --select does
+  compgen -P "$head" -W "$({_devices_of("$file")})" -- "${{1##*,}}"
 }}
 """
 
