@@ -15,7 +15,7 @@ Two completions know the project's data:
   inventory written as a folder, or devices in flow style, complete nothing (tcsh: no
   device completion, it cannot see the other words of the line). bash splits
   `--format=gi` at the `=` (COMP_WORDBREAKS) and shtab's script then completes nothing:
-  write the value after a space; fish and zsh complete both forms.
+  write the value after a space (fish completes both forms).
 Where the syntax comes from: bash `compgen -W -P` (bash manual, "Programmable Completion
 Builtins"), zsh `_values -s ,` (zshcompsys(1)), fish `commandline -opc` (fish documentation,
 "commandline"), tcsh `complete` word lists (tcsh(1)).
