@@ -408,8 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAMES",
-        help="only these devices (non-EOS ones are skipped): names, comma lists or ranges "
-        "like leaf[01:04] (repeatable)",
+        help="only these devices (anta: their EOS ones): names, comma lists or ranges like "
+        "leaf[01:04] (repeatable)",
     )
 
     importer = commands.add_parser(
