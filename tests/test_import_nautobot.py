@@ -220,3 +220,45 @@ def test_an_unmapped_device_type_is_an_error_naming_device_and_type(monkeypatch,
         r"device leaf2: device type 'SN9999' is not in the mapping's device_types",
         capsys.readouterr().err,
     )
+
+
+def test_a_filter_matching_no_devices_is_an_error(tmp_path, monkeypatch, capsys):
+    empty = copy.deepcopy(answers("lab-2.4.json"))
+    empty[0]["body"]["data"]["devices"] = []
+    target = tmp_path / "lab.yaml"
+    with nautobot(empty):
+        assert run_import(monkeypatch, "--filter", "site=nosuch", "-o", str(target)) == 2
+    assert "lossless: no devices in Nautobot match --filter site=nosuch" in (
+        capsys.readouterr().err
+    )
+    assert not target.exists()
+
+
+def test_a_loop_in_the_cabling_is_an_error_naming_the_cable(monkeypatch, capsys):
+    """TRUNK-1 recorded as ending at pp-row1's own Front2 (position 2 of the rear port it
+    leaves from): a path through it comes back to it."""
+    looped = copy.deepcopy(answers("lab-2.4.json"))
+    data = looped[0]["body"]["data"]
+    front2 = next(
+        p for p in data["front_ports"] if p["device"]["name"] == "pp-row1" and p["name"] == "Front2"
+    )
+    trunk = next(c for c in data["cables"] if c["label"] == "TRUNK-1")
+    trunk["termination_b_type"] = {"app_label": "dcim", "model": "frontport"}
+    trunk["termination_b_id"] = front2["id"]
+    with nautobot(looped):
+        assert run_import(monkeypatch) == 2
+    assert re.search(
+        rf"Nautobot dcim.cables {trunk['id']}: the cable path from \S+ passes this cable twice: "
+        "a loop in the cabling data",
+        capsys.readouterr().err,
+    )
+
+
+def test_a_path_longer_than_the_hop_limit_is_an_error(monkeypatch, capsys):
+    monkeypatch.setattr("lossless.importers.nautobot.MAX_HOPS", 2)  # the lab's paths take 3
+    with nautobot(answers("lab-2.4.json")):
+        assert run_import(monkeypatch) == 2
+    assert re.search(
+        r"Nautobot dcim.cables \S+: the cable path from \S+ passes more than 2 cables",
+        capsys.readouterr().err,
+    )

@@ -22,7 +22,16 @@ from conftest import REPO
 
 from lossless.cli.main import main
 from lossless.errors import InputError
-from lossless.importers.inventory_yaml import Cable, Entry, SourceError, fold, path_length_m
+from lossless.importers.inventory_yaml import (
+    Cable,
+    Entry,
+    SourceData,
+    SourceDevice,
+    SourceError,
+    build_inventory,
+    fold,
+    path_length_m,
+)
 from lossless.importers.mapping import load_mapping, mapping_validator
 from lossless.importers.netbox import http_session, read_netbox
 from lossless.inventory import load_inventory
@@ -352,7 +361,8 @@ def test_the_lab_mapping_follows_its_schema_and_mistakes_are_located(tmp_path):
         load_mapping(broken)
     messages = [str(p) for p in error.value.problems]
     assert any(
-        re.search(r"mapping.yaml:\d+:\d+: device_types.sn4700: .*'asci'", m) for m in messages
+        re.search(r"mapping.yaml:\d+:\d+: device_types.sn4700.asci: unknown key 'asci'", m)
+        for m in messages
     )
     broken.write_text(text.replace("profile: uplink-400g}", "profile: uplink-800g}"))
     with pytest.raises(InputError, match="profile 'uplink-800g' is not in port_profiles"):
@@ -414,3 +424,236 @@ def test_tags_add_policy_and_clashing_tags_are_an_error(tmp_path, monkeypatch, c
     with netbox(tagged):
         assert main([*argv, "-o", str(target)]) == 2
     assert "device leaf1: tag 'ecn-sonic' sets ecn.preset differently" in capsys.readouterr().err
+
+
+def _results(exchanges: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The objects of every list page of the recording (devices, interfaces)."""
+    for exchange in exchanges:
+        if isinstance(exchange["body"], dict):
+            yield from exchange["body"].get("results", [])
+
+
+def _devices_page(status: int, body: Any) -> dict[str, Any]:
+    return {
+        "path": "/api/dcim/devices/",
+        "query": {"limit": "5", "site": "nosuch"},
+        "status": status,
+        "body": body,
+    }
+
+
+def test_a_filter_matching_no_devices_is_an_error_never_an_empty_inventory(
+    tmp_path, monkeypatch, capsys
+):
+    target = tmp_path / "lab.yaml"
+    empty = {"count": 0, "next": None, "previous": None, "results": []}
+    with netbox([_devices_page(200, empty)]):
+        assert run_import(tmp_path, monkeypatch, "--filter", "site=nosuch", "-o", str(target)) == 2
+    assert "lossless: no devices in NetBox match --filter site=nosuch" in capsys.readouterr().err
+    assert not target.exists()
+    # NetBox 4 refuses an unknown slug with 400 and says why (a django-filter form error)
+    reason = {"site": ["Select a valid choice. nosuch is not one of the available choices."]}
+    with netbox([_devices_page(400, reason)]):
+        assert run_import(tmp_path, monkeypatch, "--filter", "site=nosuch") == 2
+    assert (
+        "answered HTTP 400 for /api/dcim/devices/: site: Select a valid choice. nosuch is not "
+        "one of the available choices." in capsys.readouterr().err
+    )
+
+
+def test_only_servers_and_panels_are_an_error_never_an_inventory_without_switches():
+    data = SourceData(
+        "NetBox",
+        URL,
+        [SourceDevice("dcim.devices 31", "gpu01", "gpu-server", "dgx-h100", None, None, None)],
+        [],
+        [],
+    )
+    with pytest.raises(SourceError, match="none of its 1 devices is a switch"):
+        build_inventory(data, load_mapping(MAPPING))
+
+
+def test_two_devices_of_one_name_are_an_error_naming_both(tmp_path, monkeypatch, capsys):
+    same = copy.deepcopy(recording("lab.json"))  # leaf2 (12) in another site, named leaf1 too
+    for item in _results(same):
+        for device in (item, item.get("device")):
+            if isinstance(device, dict) and device.get("id") == 12 and "name" in device:
+                device["name"] = "leaf1"
+    with netbox(same):
+        assert run_import(tmp_path, monkeypatch) == 2
+    assert (
+        "NetBox dcim.devices 11 and 12: 2 devices are named 'leaf1': rename them, or narrow "
+        "--filter to one site or tenant" in capsys.readouterr().err
+    )
+
+
+def test_problems_of_the_generated_inventory_name_the_netbox_objects(tmp_path, monkeypatch, capsys):
+    fast = copy.deepcopy(recording("lab.json"))
+    for item in _results(fast):
+        if item.get("id") == 1002 and "speed" in item:  # gpu01:eth0, cabled to leaf1:Ethernet0
+            item["speed"] = 200000000
+    target = tmp_path / "lab.yaml"
+    for extra in ((), ("--check",)):
+        target.write_text("# hand-written\n")
+        with netbox(fast):
+            assert run_import(tmp_path, monkeypatch, *extra, "-o", str(target)) == 2
+        err = capsys.readouterr().err
+        assert re.search(
+            r"NetBox dcim.interfaces 1001 and 1002 \(cable dcim.cables \d+\): leaf1:Ethernet0 "
+            r"runs at 400G but gpu01:eth0 at 200G \(nothing written\)",
+            err,
+        ), err
+        assert "lab.yaml:" not in err and "imported.yaml" not in err
+        assert target.read_text() == "# hand-written\n"
+
+
+def _trace_of(exchanges: list[dict[str, Any]], interface: int) -> list[Any]:
+    for exchange in exchanges:
+        if exchange["path"] == f"/api/dcim/interfaces/{interface}/trace/":
+            body: list[Any] = exchange["body"]
+            return body  # the recording's own list: an edit changes the answer
+    raise AssertionError(interface)
+
+
+def _reversed_trace(path: list[Any]) -> list[Any]:
+    """The trace NetBox gives from the other end of the path."""
+    return [[far, cable, near] for near, cable, far in reversed(path)]
+
+
+@pytest.mark.parametrize(
+    ("far", "message"),
+    [
+        (1017, "the cable path from leaf1:Ethernet248 ends at the same port"),
+        (1019, "the cable path from leaf1:Ethernet248 ends at leaf1:Ethernet252, a port of the"),
+    ],
+)
+def test_a_path_back_to_its_own_device_is_its_own_error(
+    tmp_path, monkeypatch, capsys, far, message
+):
+    """1017's trace comes back to leaf1 (bad cabling data); the far end of the path it had
+    (spine1:Ethernet1/1, 1018), and the one of the port it now ends at, trace on their own."""
+    looped = copy.deepcopy(recording("lab.json"))
+    original = copy.deepcopy(_trace_of(looped, 1017))
+    orphans = {1018: original}
+    if far == 1019:
+        orphans[1020] = copy.deepcopy(_trace_of(looped, 1019))
+    end = _trace_of(looped, far)[0][0][0]
+    _trace_of(looped, 1017)[-1][2] = [end]
+    for interface, path in orphans.items():
+        trace = f"/api/dcim/interfaces/{interface}/trace/"
+        looped.append({"path": trace, "query": {}, "status": 200, "body": _reversed_trace(path)})
+    with netbox(looped):
+        assert run_import(tmp_path, monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert f"NetBox dcim.interfaces 1017 (dcim.cables 200, 201, 202): {message}" in err, err
+    assert "duplicate" not in err and "imported.yaml" not in err
+
+
+def test_check_names_each_differing_policy_value_and_nic_setting(tmp_path, monkeypatch, capsys):
+    lab = str(REPO / "inventories" / "lab.yaml")
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(
+        Path(MAPPING).read_text().replace("data: {dscp: 26, priority: 3}", "data: {dscp: 24}")
+    )
+    changed = copy.deepcopy(recording("lab.json"))
+    for item in _results(changed):
+        if item.get("id") == 1002 and "mtu" in item:  # gpu01:eth0
+            item["mtu"] = 9216
+    monkeypatch.setenv("NETBOX_TOKEN", TOKEN)
+    argv = ["import", "netbox", "--url", URL, "--mapping", str(mapping), "--page-size", "5"]
+    with netbox(changed):
+        assert main([*argv, "--check", "-o", lab]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "device spine1: policy.roce.data.dscp 26 in the inventory, 24 from the mapping" in out
+    assert "NIC gpu01:eth0: host.mtu 9000 in the inventory, 9216 in NetBox" in out
+    assert not any("differs" in line for line in out), out
+
+
+def test_an_unknown_asic_and_an_unknown_top_level_key_are_located_in_the_mapping(tmp_path):
+    text = Path(MAPPING).read_text()
+    broken = tmp_path / "mapping.yaml"
+    broken.write_text(text.replace("sn4700: {asic: spectrum-3", "sn4700: {asic: spectrum-9"))
+    line = 1 + text.splitlines().index("  sn4700: {asic: spectrum-3, platform: SN4700}")
+    with pytest.raises(InputError) as error:
+        load_mapping(broken)
+    assert [str(p) for p in error.value.problems] == [
+        f"{broken}:{line}:18: device_types.sn4700.asic: unknown ASIC 'spectrum-9' "
+        '(did you mean "spectrum-6"?)'
+    ]
+    broken.write_text(text + "\ntag:\n  ecn-sonic: {policy: {ecn: {preset: sonic}}}\n")
+    with pytest.raises(InputError) as error:
+        load_mapping(broken)
+    assert [str(p) for p in error.value.problems] == [
+        f"{broken}:{len(text.splitlines()) + 2}:1: tag: unknown key 'tag' (did you mean \"tags\"?)"
+    ]
+
+
+def test_a_folded_comment_states_only_what_every_member_has(tmp_path, monkeypatch):
+    partial = copy.deepcopy(recording("lab.json"))
+    for item in _results(partial):
+        if item.get("id") == 1003 and "speed" in item:  # leaf1:Ethernet4: no speed nor MTU
+            item["speed"] = item["mtu"] = None
+    target = tmp_path / "lab.yaml"
+    with netbox(partial):
+        assert run_import(tmp_path, monkeypatch, "-o", str(target)) == 0
+    text = target.read_text()
+    assert "dcim.interfaces 1001, 1003" not in text
+    assert "Ethernet0: {profile: server-400g}  # dcim.interfaces 1001: speed 400000000 kbps" in text
+    assert (
+        "Ethernet4: {profile: server-400g}  # dcim.interfaces 1003: no speed in NetBox, 400G "
+        "from profile server-400g" in text
+    )
+
+
+def test_a_trace_passing_a_cable_twice_is_an_error_naming_it(tmp_path, monkeypatch, capsys):
+    looped = copy.deepcopy(recording("lab.json"))
+    trace = _trace_of(looped, 1017)  # 201, 200, 202 through the panels
+    trace[:] = trace[:2] + copy.deepcopy(trace[:2]) + trace[2:]  # 201, 200, 201, 200, 202
+    with netbox(looped):
+        assert run_import(tmp_path, monkeypatch) == 2
+    assert (
+        "NetBox dcim.cables 201: the cable path from leaf1:Ethernet248 passes this cable twice"
+        in capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("url", ["https://[::1", "http://netbox.example.com:port"])
+def test_a_url_that_does_not_parse_is_a_usage_error(monkeypatch, capsys, url):
+    monkeypatch.setenv("NETBOX_TOKEN", TOKEN)
+    assert main(["import", "netbox", "--url", url, "--mapping", MAPPING]) == 2
+    assert f"lossless: --url {url!r} is not a URL" in capsys.readouterr().err
+
+
+def test_an_output_that_is_a_folder_is_refused_before_any_request(tmp_path, monkeypatch, capsys):
+    with netbox(recording("lab.json")) as asked:
+        assert run_import(tmp_path, monkeypatch, "-o", str(tmp_path)) == 2
+        assert run_import(tmp_path, monkeypatch, "-o", str(tmp_path / "nodir" / "x.yaml")) == 2
+    assert asked == []
+    err = capsys.readouterr().err
+    assert f"-o {tmp_path}: is a folder" in err
+    assert f"the folder {tmp_path / 'nodir'} does not exist" in err
+
+
+def test_the_header_names_the_mapping_relative_to_the_output(tmp_path, monkeypatch, capsys):
+    """The same bytes whether --mapping was typed absolute or relative."""
+    folder = tmp_path / "inventories"
+    folder.mkdir()
+    (folder / "netbox").mkdir()
+    mapping = folder / "netbox" / "lab-mapping.yaml"
+    mapping.write_text(Path(MAPPING).read_text())
+    monkeypatch.setenv("NETBOX_TOKEN", TOKEN)
+    monkeypatch.chdir(tmp_path)
+    texts = []
+    for given in (str(mapping), "inventories/netbox/lab-mapping.yaml"):
+        target = folder / "lab.yaml"
+        argv = ["import", "netbox", "--url", URL, "--mapping", given, "--page-size", "5"]
+        with netbox(recording("lab.json")):
+            assert main([*argv, "-o", str(target)]) == 0
+        texts.append(target.read_text())
+    assert texts[0] == texts[1]
+    assert f"# Imported from NetBox {URL} with the mapping netbox/lab-mapping.yaml\n" in texts[0]
+    with netbox(recording("lab.json")):
+        assert main([*argv, "-o", "-"]) == 0
+    assert f"# Imported from NetBox {URL} with the mapping lab-mapping.yaml\n" in (
+        capsys.readouterr().out
+    )

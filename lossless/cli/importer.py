@@ -25,7 +25,12 @@ SOURCES = {"netbox": "NetBox", "nautobot": "Nautobot"}
 
 
 def import_command(args: argparse.Namespace) -> int:
-    from lossless.importers.inventory_yaml import build_inventory, inventory_text, load_imported
+    from lossless.importers.inventory_yaml import (
+        build_inventory,
+        inventory_text,
+        load_imported,
+        mapping_shown,
+    )
     from lossless.importers.mapping import load_mapping
     from lossless.importers.netbox import http_session, parse_filters
 
@@ -34,6 +39,7 @@ def import_command(args: argparse.Namespace) -> int:
         raise UsageError("--retries takes 0 to 10, --timeout and --page-size more than 0")
     if args.check and args.output in (None, "-"):
         raise UsageError("--check compares with an inventory file: give it with -o FILE")
+    _check_output(args.output, args.check)
     mapping = load_mapping(args.mapping)
     filters = parse_filters(args.filter)
     token_env = args.token_env or f"{args.source.upper()}_TOKEN"
@@ -52,8 +58,14 @@ def import_command(args: argparse.Namespace) -> int:
         from lossless.importers.nautobot import read_nautobot
 
         data = read_nautobot(args.url, token, filters, session, page_size=args.page_size)
-    text = inventory_text(build_inventory(data, mapping))
-    imported = load_imported(text, args.output or "<stdout>")
+    if not data.devices:  # never an empty inventory: a scheduled sync would delete the fabric
+        asked = " ".join(f"--filter {item}" for item in args.filter)
+        raise UsageError(
+            f"no devices in {source} match {asked}" if asked else f"{source} holds no devices"
+        )
+    built = build_inventory(data, mapping, mapping_shown(args.mapping, args.output))
+    text = inventory_text(built)
+    imported = load_imported(built, text)
     for note in data.notes:
         print(printable(f"lossless import: {note}"), file=sys.stderr)
     if args.check:
@@ -67,6 +79,17 @@ def import_command(args: argparse.Namespace) -> int:
     write_atomically(target.parent, {target.name: text})
     print(printable(f"wrote {target} ({imported.summary()}, from {source})"))
     return 0
+
+
+def _check_output(output: str | None, check: bool) -> None:
+    """-o must name a file (in a folder that exists), checked before any request."""
+    if output in (None, "-"):
+        return
+    target = Path(output)
+    if target.is_dir():
+        raise UsageError(f"-o {output}: is a folder; give the inventory file to write")
+    if not check and not target.parent.is_dir():
+        raise UsageError(f"-o {output}: the folder {target.parent} does not exist")
 
 
 def _check(imported: Inventory, output: str, source: str) -> int:

@@ -7,7 +7,8 @@ devices, interfaces and connections (the cables of one traced path, patch panels
 ports, servers and links allow, and a comment per value naming the object and field it came
 from. The text is read back and must give the same data (a value can never escape its
 scalar, a comment never its line), and `load_imported` loads it through the inventory loader
-(schema, references) before anything is written.
+(schema, references) before anything is written; a problem found there is told by the source
+objects (or the mapping) its line came from, never by a line of a text nobody will see.
 
 Cable length is the sum over the traced path. NetBox stores `length` (a decimal) and
 `length_unit` (NetBox `CableLengthUnitChoices`: km, m, cm, mi, ft, in; Nautobot
@@ -20,7 +21,9 @@ real one. A cable without length (or unit) is an error naming the cable and its 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
@@ -174,6 +177,8 @@ class Entry:
     ids: tuple[str, ...]
     detail: str
     sort_key: tuple[Any, ...] = ()
+    who: str = ""  # the source objects, for errors found in the written text ("" = kind ids)
+    parts: tuple[tuple[str, str], ...] = ()  # a folded link's (its ends, who) per member
 
     @property
     def comment(self) -> str:
@@ -190,6 +195,8 @@ def _entry(name: str, settings: dict[str, Any], ref: str, detail: str, **more: A
 
 @dataclass
 class Imported:
+    source: str  # "NetBox"
+    mapping_file: str
     header: list[str]
     fabric: dict[str, Any]
     roles: dict[str, Any]
@@ -217,7 +224,15 @@ class _Builder:
         self.problems.append(SourceProblem(self.data.source, 0, 0, ref, message))
 
     def device_nodes(self) -> None:
+        refs: dict[str, list[str]] = {}
+        for device in self.data.devices:  # a patch panel's name is no inventory name
+            if device.role in self.mapping.device_roles:
+                refs.setdefault(device.name, []).append(device.ref)
         for device in sorted(self.data.devices, key=lambda d: natural_key(d.name)):
+            if len(refs.get(device.name, [])) > 1:
+                if device.ref == refs[device.name][0]:  # one problem per name
+                    self.same_name(device.name, refs[device.name])
+                continue
             role = self.mapping.device_roles.get(device.role)
             if role is None:
                 self.data.notes.append(
@@ -238,6 +253,22 @@ class _Builder:
                 entry = self.switch_entry(device, role)
             if entry is not None:
                 self.nodes[device.name] = _Node(device, role, entry)
+
+    def same_name(self, name: str, refs: list[str]) -> None:
+        """NetBox names a device uniquely per site and tenant only; an inventory name is one
+        device, so the import cannot tell which ports and links belong to which."""
+        kind = refs[0].rpartition(" ")[0]
+        ids = " and ".join(ref.rpartition(" ")[2] for ref in refs)
+        self.problems.append(
+            SourceProblem(
+                self.data.source,
+                0,
+                0,
+                f"{kind} {ids}",
+                f"{len(refs)} devices are named {name!r}: rename them, or narrow --filter "
+                "to one site or tenant",
+            )
+        )
 
     def device_type(self, device: SourceDevice) -> DeviceType | None:
         found = self.mapping.device_types.get(device.device_type)
@@ -320,13 +351,28 @@ def merge_into(target: dict[str, Any], extra: dict[str, Any], path: str = "") ->
     return None
 
 
-def build_inventory(data: SourceData, mapping: Mapping) -> Imported:
-    """The inventory the source and the mapping say; SourceError with every problem."""
+def build_inventory(data: SourceData, mapping: Mapping, mapping_shown: str = "") -> Imported:
+    """The inventory the source and the mapping say; SourceError with every problem.
+    `mapping_shown` is the mapping's name in the header (default: as given)."""
     builder = _Builder(data, mapping)
     builder.device_nodes()
     links = _links(builder)
     if builder.problems:
         raise SourceError(builder.problems)
+    if not any(node.role != "server" for node in builder.nodes.values()):
+        # never an inventory without switches: a scheduled sync would delete the fabric
+        raise SourceError(
+            [
+                SourceProblem(
+                    data.source,
+                    0,
+                    0,
+                    data.url,
+                    f"none of its {len(data.devices)} devices is a switch of a role in the "
+                    f"mapping's device_roles ({mapping.file}): nothing to import",
+                )
+            ]
+        )
     ports, nics = _ports_and_nics(builder, links)
     if builder.problems:
         raise SourceError(builder.problems)
@@ -340,7 +386,9 @@ def build_inventory(data: SourceData, mapping: Mapping) -> Imported:
             devices.append((node.entry, fold(ports.get(name, []))))
     devices.sort(key=lambda d: (ROLE_RANK[d[0].settings["role"]], natural_key(d[0].name)))
     return Imported(
-        header=_header(data, mapping),
+        source=data.source,
+        mapping_file=mapping.file,
+        header=_header(data, mapping_shown or mapping.file),
         fabric=mapping.fabric,
         roles=mapping.roles,
         port_profiles=mapping.port_profiles,
@@ -350,11 +398,26 @@ def build_inventory(data: SourceData, mapping: Mapping) -> Imported:
     )
 
 
-def _header(data: SourceData, mapping: Mapping) -> list[str]:
+def mapping_shown(mapping_file: str, output: str | None) -> str:
+    """The mapping as the header names it: relative to the output file's folder (the same
+    bytes on a laptop and in CI), else (stdout, or nothing in common but the root) its name
+    only."""
+    if output in (None, "-"):
+        return Path(mapping_file).name
+    folder, mapping = Path(output).resolve().parent, Path(mapping_file).resolve()
+    try:
+        if Path(os.path.commonpath([folder, mapping])) == Path(folder.anchor):
+            return mapping.name
+        return Path(os.path.relpath(mapping, folder)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return mapping.name
+
+
+def _header(data: SourceData, mapping_file: str) -> list[str]:
     return [
         "yaml-language-server: $schema=https://lossless.dev/schemas/inventory.schema.json",
         "",
-        f"Imported from {data.source} {data.url} with the mapping {mapping.file}",
+        f"Imported from {data.source} {data.url} with the mapping {mapping_file}",
         f"by `lossless import {data.source.lower()}`. Change {data.source} or the mapping and "
         "import again;",
         "a comment names the object each value came from.",
@@ -367,10 +430,12 @@ class _Link:
     b: tuple[str, str]
     cable_m: Decimal
     comment: str
+    who: str  # "dcim.interfaces 1001 and 1002 (dcim.cables 5)"
 
 
 def _links(builder: _Builder) -> list[_Link]:
     found: list[_Link] = []
+    ends: dict[tuple[str, str], Connection] = {}
     for connection in builder.data.connections:
         a, b = connection.a, connection.b
         if a[0] not in builder.nodes or b[0] not in builder.nodes:
@@ -378,6 +443,8 @@ def _links(builder: _Builder) -> list[_Link]:
                 builder.data.notes.append(
                     f"{a[0]}:{a[1]} - {b[0]}:{b[1]}: the other end is not imported: no link"
                 )
+            continue
+        if not _two_devices(builder, connection) or not _ends_once(builder, connection, ends):
             continue
         try:
             length = path_length_m(connection.cables, builder.data.source)
@@ -387,9 +454,74 @@ def _links(builder: _Builder) -> list[_Link]:
         rank_a, rank_b = (ROLE_RANK[builder.nodes[end[0]].role] for end in (a, b))
         if (rank_b, natural_key(b[0])) < (rank_a, natural_key(a[0])):
             a, b = b, a
-        found.append(_Link(a, b, length, _cable_comment(connection.cables)))
+        found.append(
+            _Link(
+                a,
+                b,
+                length,
+                _cable_comment(connection.cables),
+                _who(builder, a, b, connection.cables),
+            )
+        )
     found.sort(key=lambda link: (natural_key(link.a[0]), natural_key(link.a[1])))
     return found
+
+
+def _two_devices(builder: _Builder, connection: Connection) -> bool:
+    """A path from a device back to itself is no link (a loop in the cabling data)."""
+    a, b = connection.a, connection.b
+    if a[0] != b[0]:
+        return True
+    what = "the same port" if a == b else f"{b[0]}:{b[1]}, a port of the same device"
+    builder.problem(
+        _refs_of(builder, a, connection.cables),
+        f"the cable path from {a[0]}:{a[1]} ends at {what}: a link joins two devices",
+    )
+    return False
+
+
+def _ends_once(
+    builder: _Builder, connection: Connection, ends: dict[tuple[str, str], Connection]
+) -> bool:
+    """A port is the end of one cable path; two paths ending there contradict each other."""
+    for end in (connection.a, connection.b):
+        other = ends.get(end)
+        if other is not None:
+            cables = (*other.cables, *connection.cables)
+            builder.problem(
+                _refs_of(builder, end, cables),
+                f"{end[0]}:{end[1]} ends two cable paths (to {_far(other, end)} and to "
+                f"{_far(connection, end)})",
+            )
+            return False
+    ends[connection.a] = ends[connection.b] = connection
+    return True
+
+
+def _far(connection: Connection, end: tuple[str, str]) -> str:
+    far = connection.b if connection.a == end else connection.a
+    return f"{far[0]}:{far[1]}"
+
+
+def _refs_of(builder: _Builder, end: tuple[str, str], cables: Sequence[Cable]) -> str:
+    """'dcim.interfaces 1001 (dcim.cables 5, 6)': an interface and cables, for an error."""
+    interface = builder.interfaces.get(end)
+    ref = interface.ref if interface else f"{end[0]}:{end[1]}"
+    # sorted: the same path traced from either end is one problem
+    ids = ", ".join(sorted({c.ref.rpartition(" ")[2] for c in cables}, key=natural_key))
+    kind = cables[0].ref.rpartition(" ")[0] if cables else ""
+    return f"{ref} ({kind} {ids})" if cables else ref
+
+
+def _who(builder: _Builder, a: tuple[str, str], b: tuple[str, str], cables: Sequence[Cable]) -> str:
+    """'dcim.interfaces 1001 and 1002 (cable dcim.cables 5)': a link's objects, for errors."""
+    refs = [builder.interfaces[e].ref if e in builder.interfaces else _endpoint(e) for e in (a, b)]
+    kind, _, _ = refs[0].rpartition(" ")
+    kind_b, _, id_b = refs[1].rpartition(" ")
+    ends = f"{refs[0]} and {id_b if kind and kind_b == kind else refs[1]}"
+    ids = ", ".join(dict.fromkeys(c.ref.rpartition(" ")[2] for c in cables))
+    noun = "cable" if len(cables) == 1 else "cables"
+    return f"{ends} ({noun} {cables[0].ref.rpartition(' ')[0]} {ids})" if cables else ends
 
 
 def _cable_comment(cables: Sequence[Cable]) -> str:
@@ -607,7 +739,9 @@ def _runs(items: list[tuple[int, Entry]]) -> list[list[Entry]]:
 
 
 def _settings_key(entry: Entry) -> str:
-    return json.dumps(entry.settings, sort_keys=True, default=str)
+    """Entries fold when their settings and their comment's detail are the same: a folded
+    comment states its detail of every member."""
+    return json.dumps([entry.settings, entry.detail], sort_keys=True, default=str)
 
 
 def fold(entries: list[Entry], key: Callable[[Entry], str] = _settings_key) -> list[Entry]:
@@ -653,7 +787,7 @@ def fold_servers(servers: list[tuple[Entry, list[Entry]]]) -> list[tuple[Entry, 
     entries = [
         Entry(
             entry.name,
-            {"nics": [(n.name, n.settings) for n in nics]},
+            {"nics": [(n.name, n.settings, n.detail) for n in nics]},
             entry.kind,
             entry.ids,
             entry.detail,
@@ -726,7 +860,10 @@ def _link_entry(run: list[_Link]) -> Entry:
             return _link_entry(run[:1])
         a, b = [a_name], [b_name]
     comment = "; ".join(link.comment for link in run)
-    return Entry("", {"a": a[0], "b": b[0], "cable_m": run[0].cable_m}, "", (), comment)
+    who = "; ".join(link.who for link in run)
+    parts = tuple((f"{_endpoint(link.a)} {_endpoint(link.b)}", link.who) for link in run)
+    settings = {"a": a[0], "b": b[0], "cable_m": run[0].cable_m}
+    return Entry("", settings, "", (), comment, who=who, parts=parts)
 
 
 # -- writing YAML ---------------------------------------------------------------------------
@@ -781,43 +918,120 @@ def _with_comment(line: str, note: str) -> str:
 
 
 def inventory_text(imported: Imported) -> str:
-    lines = [f"# {comment(line)}".rstrip() for line in imported.header] + [""]
-    lines += block({"fabric": imported.fabric}, 0)
+    text = _joined_lines(text_lines(imported))
+    _check_round_trip(text, imported)
+    return text
+
+
+def _joined_lines(lines: list[tuple[str, str]]) -> str:
+    return "\n".join(line for line, _ in lines) + "\n"
+
+
+def _who_of(imported: Imported, entry: Entry) -> str:
+    who = entry.who or f"{entry.kind} {', '.join(entry.ids)}"
+    return who if who.startswith(f"{imported.source} ") else f"{imported.source} {who}"
+
+
+def text_lines(imported: Imported) -> list[tuple[str, str]]:
+    """The lines of the inventory, each with the objects it came from ('' on a line that
+    only belongs to the one above, like a device's settings)."""
+    mapping = f"the mapping {imported.mapping_file}"
+    lines = [(f"# {comment(line)}".rstrip(), "") for line in imported.header] + [("", "")]
+    top = block({"fabric": imported.fabric}, 0)
     if imported.roles:
-        lines += ["", *block({"roles": imported.roles}, 0)]
+        top += ["", *block({"roles": imported.roles}, 0)]
     if imported.port_profiles:
-        lines += ["", "port_profiles:", *block(imported.port_profiles, 2)]
-    lines += ["", "devices:"]
+        top += ["", "port_profiles:", *block(imported.port_profiles, 2)]
+    lines += [(line, mapping) for line in top]
+    lines += [("", ""), ("devices:", "")]
     for entry, ports in imported.devices:
-        lines.append(_with_comment(f"  {scalar(entry.name)}:", entry.comment))
+        who = _who_of(imported, entry)
+        lines.append((_with_comment(f"  {scalar(entry.name)}:", entry.comment), who))
         settings = dict(entry.settings)
         policy = settings.pop("policy", None)
-        lines += [f"    {scalar(k)}: {flow(v)}" for k, v in settings.items()]
+        body = [f"    {scalar(k)}: {flow(v)}" for k, v in settings.items()]
         if policy:
-            lines += ["    policy:", *block(policy, 6)]
+            body += ["    policy:", *block(policy, 6)]
+        lines += [(line, who) for line in body]
         if ports:
-            lines.append("    ports:")
+            lines.append(("    ports:", who))
             lines += [
-                _with_comment(f"      {scalar(p.name)}: {flow(p.settings)}", p.comment)
+                (
+                    _with_comment(f"      {scalar(p.name)}: {flow(p.settings)}", p.comment),
+                    _who_of(imported, p),
+                )
                 for p in ports
             ]
     if imported.servers:
-        lines += ["", "servers:"]
+        lines += [("", ""), ("servers:", "")]
         for entry, nics in imported.servers:
-            lines.append(_with_comment(f"  {scalar(entry.name)}:", entry.comment))
-            lines.append("    nics:")
+            who = _who_of(imported, entry)
+            lines.append((_with_comment(f"  {scalar(entry.name)}:", entry.comment), who))
+            lines.append(("    nics:", who))
             lines += [
-                _with_comment(f"      {scalar(n.name)}: {flow(n.settings)}", n.comment)
+                (
+                    _with_comment(f"      {scalar(n.name)}: {flow(n.settings)}", n.comment),
+                    _who_of(imported, n),
+                )
                 for n in nics
             ]
     if imported.links:
-        lines += ["", "links:"]
-        lines += [
-            _with_comment(f"  - {flow(link.settings)}", link.comment) for link in imported.links
-        ]
-    text = "\n".join(lines) + "\n"
-    _check_round_trip(text, imported)
-    return text
+        lines += [("", ""), ("links:", "")]
+        for link in imported.links:
+            line = _with_comment(f"  - {flow(link.settings)}", link.comment)
+            lines.append((line, _member_whos(imported, link)))
+    return lines
+
+
+def _member_whos(imported: Imported, link: Entry) -> str:
+    """A link line's objects: per member of a folded link, 'ENDS\tWHO' lines, so that a
+    problem naming two ends can be told by that member's objects alone."""
+    if len(link.parts) < 2:
+        return _who_of(imported, link)
+    return "\n".join(f"{ends}\t{imported.source} {who}" for ends, who in link.parts)
+
+
+@dataclass(frozen=True, order=True)
+class ImportProblem(Problem):
+    """A problem the inventory loader found in the generated text, told by the source objects
+    (or the mapping) the offending line came from: the text was never written."""
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return f"{self.file}: {where}{self.message} (nothing written)"
+
+
+def _from_source(problem: Problem, lines: list[tuple[str, str]], generated: str) -> Problem:
+    """The loader's problem at a line of the generated text as one naming its objects."""
+    if problem.file != generated:
+        return problem
+    index = min(max(problem.line, 1), len(lines)) - 1
+    while index > 0 and not lines[index][1]:
+        index -= 1
+    who = _member_named(lines[index][1], problem.message) or "the import"
+    path = "" if problem.path.startswith("links") else problem.path  # the objects say which
+    return ImportProblem(who, 0, 0, path, problem.message)
+
+
+def _member_named(who: str, message: str) -> str:
+    """The objects of the folded link members whose two ends the message names (all of
+    them when it names none)."""
+    if "\t" not in who:
+        return who
+    members = [line.split("\t") for line in who.splitlines()]
+    named = [w for ends, w in members if all(end in message.split() for end in ends.split())]
+    return "; ".join(named or [w for _, w in members])
+
+
+def _loaded(load: Callable[[Path], Any], text: str, lines: list[tuple[str, str]], name: str) -> Any:
+    """load(a temporary file holding text); its problems told by their source objects."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_text(text, encoding="utf-8")
+        try:
+            return load(path)
+        except InputError as error:
+            raise InputError([_from_source(p, lines, str(path)) for p in error.problems]) from None
 
 
 def expected_data(imported: Imported) -> dict[str, Any]:
@@ -851,26 +1065,16 @@ def _number(value: Any) -> Any:
 
 
 def _check_round_trip(text: str, imported: Imported) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "imported.yaml"
-        path.write_text(text, encoding="utf-8")
-        document = load_yaml(path)
+    document = _loaded(load_yaml, text, text_lines(imported), "imported.yaml")
     if document.data != expected_data(imported):  # a bug of ours, never the source's text
         raise AssertionError("the imported inventory does not read back as written")
 
 
-def load_imported(text: str, name: str) -> Inventory:
-    """The imported text through the inventory loader (schema, references, defaults); its
-    problems name `name` (the output file) instead of the temporary file."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / Path(name).name
-        path.write_text(text, encoding="utf-8")
-        try:
-            return load_inventory(path)
-        except InputError as error:
-            raise InputError(
-                [Problem(name, p.line, p.column, p.path, p.message) for p in error.problems]
-            ) from None
+def load_imported(imported: Imported, text: str) -> Inventory:
+    """The imported text through the inventory loader (schema, references, defaults); a
+    problem names the source objects (or the mapping) of its line, never the text's."""
+    inventory: Inventory = _loaded(load_inventory, text, text_lines(imported), "imported.yaml")
+    return inventory
 
 
 # -- drift ----------------------------------------------------------------------------------
@@ -950,24 +1154,47 @@ def drift(source: Inventory, written: Inventory, source_name: str) -> list[str]:
     return lines
 
 
+# facts whose values the mapping gives (the rest come from the source)
+FROM_MAPPING = frozenset({"policy", "ecn", "pfc_watchdog"})
+
+
 def _fact_lines(
     noun: str, key: str, ours: dict[str, Any], theirs: dict[str, Any], source_name: str
 ) -> list[str]:
+    """One line per differing value, with both: a policy or the host settings of a NIC
+    compared leaf by leaf ('policy.roce.data.dscp 24 in the inventory, 26 from the mapping')."""
     lines = []
     for name in ours:
-        if ours[name] == theirs[name]:
-            continue
-        if not isinstance(ours[name], str | int | float | type(None)):  # a policy
-            lines.append(
-                f"{noun} {key}: {name} differs (the mapping or {source_name}'s tags against "
-                "the inventory)"
-            )
-        else:
-            lines.append(
-                f"{noun} {key}: {name} {_shown(ours[name])} in the inventory, "
-                f"{_shown(theirs[name])} in {source_name}"
-            )
+        where = "from the mapping" if name in FROM_MAPPING else f"in {source_name}"
+        mine, other = _leaves(ours[name], name), _leaves(theirs[name], name)
+        for leaf in sorted(set(mine) | set(other), key=natural_key):
+            if mine.get(leaf) != other.get(leaf):
+                lines.append(
+                    f"{noun} {key}: {leaf} {_shown(mine.get(leaf))} in the inventory, "
+                    f"{_shown(other.get(leaf))} {where}"
+                )
     return lines
+
+
+def _leaves(value: Any, path: str) -> dict[str, Any]:
+    """{'policy.roce.data.dscp': 26, ...}: the scalars of a policy, dict or list."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        leaves: dict[str, Any] = {}
+        for name, item in value.items():
+            leaves.update(_leaves(item, f"{path}.{name}"))
+        return leaves
+    if isinstance(value, list | tuple) and any(
+        isinstance(v, dict | list | tuple) or dataclasses.is_dataclass(v) for v in value
+    ):
+        leaves = {}
+        for index, item in enumerate(value):
+            leaves.update(_leaves(item, f"{path}[{index}]"))
+        return leaves
+    if isinstance(value, list | tuple):
+        return {path: ", ".join(_shown(v) for v in value)}
+    return {path: value}
 
 
 def _shown(value: Any) -> str:

@@ -27,8 +27,9 @@ from typing import Any
 
 from referencing import Registry, Resource
 
+from lossless.asics import catalogue
 from lossless.errors import InputError, Problem
-from lossless.inventory.schema import InventoryValidator
+from lossless.inventory.schema import InventoryValidator, suggest
 from lossless.inventory.yamlsource import Document, load_yaml
 from lossless.system.resources import resource_path
 
@@ -76,9 +77,23 @@ def mapping_validator() -> Any:
 
 
 def mapping_problems(document: Document) -> list[Problem]:
-    """Every way the document breaks the schema, located at its node."""
-    errors = mapping_validator().iter_errors(document.data)
-    return [document.problem(tuple(error.absolute_path), error.message) for error in errors]
+    """Every way the document breaks the schema, located at its node (an unknown key at
+    the key itself)."""
+    problems = []
+    for error in mapping_validator().iter_errors(document.data):
+        path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = set(error.schema.get("properties", {}))
+            problems += [
+                document.problem(
+                    (*path, key), f"unknown key {key!r}{suggest(key, known)}", key=True
+                )
+                for key in error.instance
+                if key not in known
+            ]
+        else:
+            problems.append(document.problem(path, error.message))
+    return problems
 
 
 def load_mapping(path: str | Path) -> Mapping:
@@ -90,6 +105,7 @@ def load_mapping(path: str | Path) -> Mapping:
     data = document.data
     rules = data.get("port_profile_rules", [])
     problems = _unknown_profiles(document, rules, data.get("port_profiles", {}))
+    problems += _unknown_asics(document, data["device_types"])
     if problems:
         raise InputError(problems)
     return Mapping(
@@ -103,6 +119,20 @@ def load_mapping(path: str | Path) -> Mapping:
         profile_rules=[ProfileRule(**rule) for rule in rules],
         tags={key: value["policy"] for key, value in data.get("tags", {}).items()},
     )
+
+
+def _unknown_asics(document: Document, device_types: dict[str, Any]) -> list[Problem]:
+    """Each device type's ASIC is one of the catalogue's (the imported inventory has no
+    asics: section of its own)."""
+    known = catalogue()
+    return [
+        document.problem(
+            ("device_types", name, "asic"),
+            f"unknown ASIC {kind['asic']!r}{suggest(kind['asic'], known)}",
+        )
+        for name, kind in device_types.items()
+        if "asic" in kind and kind["asic"] not in known
+    ]
 
 
 def _unknown_profiles(

@@ -22,7 +22,7 @@ GraphQL enum names (`M`, `FT`): they are read case-insensitively.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import requests
 
@@ -32,7 +32,9 @@ from lossless.importers.inventory_yaml import (
     Connection,
     SourceData,
     SourceDevice,
+    SourceError,
     SourceInterface,
+    SourceProblem,
     decimal_or_none,
 )
 from lossless.importers.netbox import base_url, http_session
@@ -321,6 +323,8 @@ class _Paths:
             if here not in self.cables:
                 return None, cables
             cable, there = self.cables[here]
+            if any(c.ref == f"dcim.cables {cable['id']}" for c in cables):
+                self._loop(start, "passes this cable twice", cable)
             cables.append(self._cable(cable, here, there))
             if there[0] == "dcim.interface":
                 return there, cables
@@ -328,7 +332,22 @@ class _Paths:
             if leave is None:
                 return None, cables
             here = leave
-        return None, cables
+        self._loop(start, f"passes more than {MAX_HOPS} cables", cable)
+
+    def _loop(self, start: End, what: str, cable: dict[str, Any]) -> NoReturn:
+        """A loop in the cabling data is an error naming the cable, never a guessed length."""
+        raise SourceError(
+            [
+                SourceProblem(
+                    "Nautobot",
+                    0,
+                    0,
+                    f"dcim.cables {cable['id']}",
+                    f"the cable path from {self.names.get(start, '?')} {what}: "
+                    "a loop in the cabling data",
+                )
+            ]
+        )
 
     def _through_panel(self, arrived: End, positions: list[int]) -> End | None:
         """Where a path that arrived at a front or rear port leaves its panel."""

@@ -35,9 +35,12 @@ from lossless.importers.inventory_yaml import (
     Connection,
     SourceData,
     SourceDevice,
+    SourceError,
     SourceInterface,
+    SourceProblem,
     decimal_or_none,
 )
+from lossless.text.printable import printable
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 60.0
@@ -94,7 +97,11 @@ def http_session(
 
 def base_url(url: str, source: str) -> str:
     """The server's address without a trailing slash, path /api or credentials."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as error:  # 'https://[::1' (an unclosed IPv6 address), a bad port
+        raise UsageError(f"--url {url!r} is not a URL ({error})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(
             f"--url {url!r}: give the {source} address, e.g. https://{source.lower()}.example.com"
@@ -171,7 +178,32 @@ def _refusal(response: Any, base: str) -> str:
         return f"NetBox refused the token (HTTP {code}); check it and its permissions"
     if code == 404:
         return f"NetBox at {base} has no {path} (HTTP 404): is --url the NetBox address?"
-    return f"NetBox at {base} answered HTTP {code} for {path}"
+    return f"NetBox at {base} answered HTTP {code} for {path}" + _reason(response)
+
+
+MAX_REASON = 300
+
+
+def _reason(response: Any) -> str:
+    """': site: Select a valid choice...' from the JSON NetBox answers a bad request (400)
+    with ({"site": ["Select a valid choice. nosuch is not one of the available choices."]}),
+    printable and bounded; '' for any other body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    if isinstance(body, dict):
+        parts = [
+            f"{key}: {' '.join(map(str, value)) if isinstance(value, list) else value}"
+            for key, value in body.items()
+        ]
+        text = "; ".join(parts)
+    elif isinstance(body, list):
+        text = "; ".join(map(str, body))
+    else:
+        return ""
+    text = printable(text)
+    return f": {text[:MAX_REASON]}" + ("..." if len(text) > MAX_REASON else "") if text else ""
 
 
 Getter = Callable[..., Iterator[Any]]
@@ -261,10 +293,24 @@ def _connection(path: list[Any], data: SourceData) -> tuple[Connection | None, i
     if not path:
         return None, None
     near, far = path[0][0], path[-1][2]
-    cables = []
+    cables: list[Cable] = []
     for near_ends, cable, far_ends in path:
         if not cable:
             continue
+        if any(c.ref == f"dcim.cables {cable['id']}" for c in cables):
+            start = _end_name(near[0]) if near else "?"
+            raise SourceError(
+                [
+                    SourceProblem(
+                        "NetBox",
+                        0,
+                        0,
+                        f"dcim.cables {cable['id']}",
+                        f"the cable path from {start} passes this cable twice: a loop in the "
+                        "cabling data (its length would count twice)",
+                    )
+                ]
+            )
         ends = (
             _end_name(near_ends[0]) if near_ends else "?",
             _end_name(far_ends[0]) if far_ends else "?",
