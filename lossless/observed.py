@@ -8,15 +8,36 @@ what the outputs show: a value the outputs do not give is None (unknown), never 
 and `unread` names each thing it could not read and why.
 
 Counters are as the switch keeps them: monotonic since boot or the last clear. None is "the
-OS does not report this counter" (or the output lacked it), 0 is a zero counter.
+OS does not report this counter" (or the output lacked it), 0 is a zero counter, and so is
+2^64 - 1, the value SAI and several NOS CLIs show for a counter the ASIC does not support
+(UNSUPPORTED): readers read it as None.
+
+After a reader ran, `unknown_kinds` lists, per planned port, each kind of state the rules
+need (KINDS) that stayed unknown: verify/collect.py says each in `unread`, naming the output
+it should have come from (the reader's NEEDS), so that an output of another shape (a renamed
+key, a port left out, `{}`) is a warning rather than silence.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+# 2^64 - 1: what a counter the ASIC does not support reads as (SAI's and several CLIs'
+# "unsupported"); no real counter reaches it
+UNSUPPORTED = 2**64 - 1
+
+# The kinds of a port's state the rules need, as `unread` names them; a reader's NEEDS maps
+# each kind it reads to the stem of the output it comes from
+OPER = "oper state"
+PFC = "PFC operational priorities"
+PAUSE = "PFC pause counters"
+QUEUE = "lossless queue counters"
+INGRESS = "ingress drop counters"
+WATCHDOG = "PFC watchdog state"
+KINDS = (OPER, PFC, PAUSE, QUEUE, INGRESS, WATCHDOG)
 
 
 @dataclass(frozen=True)
@@ -77,6 +98,47 @@ class PortState:
     # priority (or priority group) -> packets dropped at ingress for lack of buffer/headroom
     ingress_drops: dict[int, int] = field(default_factory=dict)
     watchdog: dict[int, WatchdogCounters] = field(default_factory=dict)  # priority -> state
+    # Where each kind of state was read: a PortState field's name ("pfc_enabled", "queues",
+    # ...) or "queues.<n>" -> FILE:LINE:COL, set by the reader where it read the value
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def at(self, *fields: str) -> str:
+        """Where the first of the fields that has a source was read, else the port's source:
+        where a finding about those fields points."""
+        return next((self.sources[f] for f in fields if f in self.sources), self.source)
+
+
+def unknown_kinds(
+    port: PortState,
+    lossless: bool,
+    priorities: Collection[int],
+    queues: Collection[int],
+    watched: bool,
+) -> list[str]:
+    """The KINDS of the port's state the rules need that the reader left unknown. lossless:
+    the plan makes the port lossless on `priorities`, carried in egress `queues` (the OS's
+    numbering); watched: the plan has the PFC watchdog on the port."""
+    unknown = [OPER] if port.oper_up is None else []
+    if not lossless:
+        return unknown
+    if port.pfc_enabled is None:
+        unknown.append(PFC)
+    if not any(p in port.pfc_rx for p in priorities) and port.pause_rx_frames is None:
+        unknown.append(PAUSE)
+    if any(q not in port.queues or port.queues[q].dropped_packets is None for q in queues):
+        unknown.append(QUEUE)
+    if not port.ingress_drops:
+        unknown.append(INGRESS)
+    if watched and any(
+        p not in port.watchdog or port.watchdog[p].enabled is None for p in priorities
+    ):
+        unknown.append(WATCHDOG)
+    return unknown
+
+
+def counter(value: int | None) -> int | None:
+    """A counter as read, None for UNSUPPORTED."""
+    return None if value == UNSUPPORTED else value
 
 
 @dataclass
@@ -89,6 +151,8 @@ class DeviceState:
     watchdog_enabled: bool | None = None  # the device-wide watchdog switch, where there is one
     # What could not be read: (what, why), e.g. ("ECN marked counters", "queue.json missing")
     unread: list[tuple[str, str]] = field(default_factory=list)
+    # FILE:LINE:COL a finding about the whole device points at (its first output, line 1)
+    at: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A snapshot as `verify --snapshot` saves it (ints and strings only)."""
@@ -99,6 +163,7 @@ class DeviceState:
             "collected_at": self.collected_at,
             "watchdog_enabled": self.watchdog_enabled,
             "unread": [list(u) for u in self.unread],
+            "at": self.at,
             "ports": {
                 name: {
                     "source": p.source,
@@ -112,6 +177,7 @@ class DeviceState:
                     "queues": {str(q): vars(c) for q, c in sorted(p.queues.items())},
                     "ingress_drops": _keys_as_text(p.ingress_drops),
                     "watchdog": {str(q): vars(w) for q, w in sorted(p.watchdog.items())},
+                    "sources": dict(sorted(p.sources.items())),
                 }
                 for name, p in self.ports.items()
             },

@@ -358,3 +358,299 @@ def test_the_collection_script_saves_what_verify_reads(run, tmp_path):
     assert all(
         (saved / name / "collected-at").read_text().strip().isdigit() for name in PLAN.devices
     )
+
+
+# -- what the outputs leave unknown ---------------------------------------------------------
+
+
+def _verify(run, state: Path, *extra: str):
+    """verify --state STATE against before/ (unless extra gives another baseline)."""
+    baseline = () if "--baseline" in extra else ("--baseline", str(BEFORE))
+    return run("verify", LAB, "--state", str(state), "--format", "json", *baseline, *extra)
+
+
+def _copy(tmp_path: Path, source: Path = AFTER, name: str = "state") -> Path:
+    state = tmp_path / name
+    shutil.copytree(source, state)
+    return state
+
+
+def _edit_json(path: Path, edit) -> None:
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _warnings(result, device: str) -> list[str]:
+    return [
+        f["message"]
+        for f in _findings(result)
+        if f["rule"] == "LL310" and f["device"] == device and f["severity"] == "warning"
+    ]
+
+
+def test_a_failed_command_leaves_only_that_command_unchecked(run, tmp_path):
+    # what the collection script leaves: <stem>.err for a command that failed, and
+    # <stem>.out.part of a run cut short
+    state = _copy(tmp_path)
+    (state / "spine2" / "counters.json").unlink()
+    (state / "spine2" / "counters.err").write_text(
+        "\nError: Could not connect to Redis\x1b[31m at /var/run/redis/redis.sock\nmore\n"
+    )
+    (state / "leaf2" / "link-swp1.json").rename(state / "leaf2" / "link-swp1.out.part")
+    result = _verify(run, state)
+    assert result.code == 0, result.out + result.err
+    assert not [f for f in _findings(result) if "not verified" in f["message"]]
+    [counters] = [m for m in _warnings(result, "spine2") if "sonic-db-dump -n COUNTERS_DB" in m]
+    assert "not collected" in counters
+    assert "it failed: Error: Could not connect to Redis" in counters
+    assert "\x1b" not in result.out and "more" not in counters
+    assert any("link-swp1" in m and "not collected" in m for m in _warnings(result, "leaf2"))
+    # the script's own file name (.out) is read like a recording's (.json)
+    (state / "leaf2" / "link-swp1.out.part").rename(state / "leaf2" / "link-swp1.out")
+    assert not any("link-swp1" in m for m in _warnings(_verify(run, state), "leaf2"))
+
+
+def _no_priorities_key(data: dict) -> None:
+    data["interfaces"] = data.pop("interfaceStatuses")
+
+
+def _renamed_pfc_priority(data: dict) -> None:
+    data["pfc"]["priorities"] = data["pfc"].pop("pfc-priority")
+
+
+def _drop_spine1_port(data: dict) -> None:
+    del data["interfaceStatuses"]["Ethernet3/1"]
+
+
+def _drop_queue_of_ethernet0(data: dict) -> None:
+    del data["COUNTERS_QUEUE_NAME_MAP"]["value"]["Ethernet0:3"]
+
+
+def _emptied(data: dict) -> None:
+    data.clear()
+
+
+def _no_junos_ports(data: dict) -> None:
+    data["interface-information"][0]["physical-interface"] = []
+
+
+@pytest.mark.parametrize(
+    ("device", "file", "edit", "expected"),
+    [
+        # a renamed top-level key: every planned port's PFC state unknown
+        ("spine1", "pfc_status.json", _no_priorities_key, ["PFC operational priorities of "]),
+        # one planned port left out of one output
+        (
+            "spine1",
+            "pfc_status.json",
+            _drop_spine1_port,
+            ["PFC operational priorities of Ethernet3/1 ", "show priority-flow-control status"],
+        ),
+        (
+            "leaf2",
+            "roce-swp1.json",
+            _renamed_pfc_priority,
+            ["PFC operational priorities of swp1 ", "nv show interface swp1 qos roce status"],
+        ),
+        (
+            "leaf1",
+            "counters.json",
+            _drop_queue_of_ethernet0,
+            ["lossless queue counters of Ethernet0 ", "COUNTERS_DB"],
+        ),
+        ("leaf3", "pfc_queue.json", _emptied, ["PFC operational priorities of ", "pfc-queue"]),
+        ("leaf4", "queues.json", _no_junos_ports, ["lossless queue counters of ", "queue"]),
+    ],
+)
+def test_state_an_output_did_not_show_is_a_warning(run, tmp_path, device, file, edit, expected):
+    state = _copy(tmp_path)
+    _edit_json(state / device / file, edit)
+    result = _verify(run, state)
+    found = [m for m in _warnings(result, device) if all(e in m for e in expected)]
+    assert len(found) == 1, _warnings(result, device)
+    assert str(state / device / file) in found[0]
+
+
+def test_an_output_not_collected_is_one_warning_not_one_per_port(run, tmp_path):
+    state = _copy(tmp_path)
+    (state / "spine1" / "pfc_status.json").unlink()
+    warnings = _warnings(_verify(run, state), "spine1")
+    assert [m for m in warnings if "priority-flow-control status" in m] == [
+        "not checked: PFC operational status and watchdog (no output of "
+        "`show priority-flow-control status | json`)"
+    ]
+
+
+def test_sonic_pfc_never_configured_on_a_port_is_pfc_off(run, tmp_path):
+    state = _copy(tmp_path)
+    _edit_json(state / "leaf1" / "port_qos_map.json", lambda d: d.pop("PORT_QOS_MAP|Ethernet248"))
+    result = _verify(run, state)
+    assert result.code == 1
+    [off] = [f for f in _findings(result) if f["rule"] == "LL301"]
+    assert (off["device"], off["port"]) == ("leaf1", "Ethernet248")
+    assert off["file"].endswith("leaf1/port_qos_map.json")
+
+
+def test_sonic_watchdog_stopped_on_a_lossless_queue(run, tmp_path):
+    state = _copy(tmp_path)
+
+    def stop(data: dict) -> None:
+        oid = data["COUNTERS_QUEUE_NAME_MAP"]["value"]["Ethernet0:3"]
+        fields = data[f"COUNTERS:{oid}"]["value"]
+        for name in [f for f in fields if f.startswith("PFC_WD_")]:
+            del fields[name]
+
+    _edit_json(state / "leaf1" / "counters.json", stop)
+    result = _verify(run, state)
+    assert result.code == 1
+    assert ("LL305", "leaf1", "Ethernet0") in _errors(_findings(result))
+    [off] = [f for f in _findings(result) if f["rule"] == "LL305"]
+    assert off["file"].endswith("leaf1/counters.json") and off["line"] > 1
+
+
+# -- baselines that do not match ---------------------------------------------------------------
+
+
+def test_a_counter_the_baseline_lacks_is_not_judged(run, tmp_path):
+    baseline = _copy(tmp_path, BEFORE, "before")
+    (baseline / "leaf1" / "counters.json").unlink()
+    state = _with_fault(tmp_path, "storm")
+    result = run(
+        "verify", LAB, "--state", str(state), "--baseline", str(baseline), "--format", "json"
+    )
+    leaf1 = [f for f in _findings(result) if f["device"] == "leaf1"]
+    # the storm's count since boot is no count since the baseline
+    assert not [f for f in leaf1 if f["rule"] in ("LL302", "LL307", "LL308")], leaf1
+    assert all("since the baseline" not in f["message"] for f in leaf1), leaf1
+    assert any(
+        "the baseline lacks counters shown now on 4 ports" in m for m in _warnings(result, "leaf1")
+    )
+
+
+def test_a_baseline_of_other_switches_covers_nothing(run, tmp_path):
+    snapshot = tmp_path / "empty.json"
+    run("verify", LAB, "--state", str(BEFORE), "--snapshot", str(snapshot))
+    _edit_json(snapshot, lambda d: d["devices"].clear())
+    result = run(
+        "verify", LAB, "--state", str(AFTER), "--baseline", str(snapshot), "--format", "json"
+    )
+    for device in PLAN.devices:
+        assert any("does not cover this switch" in m for m in _warnings(result, device)), device
+    assert not [f for f in _findings(result) if "since the baseline" in f["message"]]
+
+
+def test_a_baseline_of_another_os_is_bad_input(run, tmp_path):
+    snapshot = tmp_path / "before.json"
+    run("verify", LAB, "--state", str(BEFORE), "--snapshot", str(snapshot))
+    _edit_json(snapshot, lambda d: d["devices"]["leaf1"].update(os="eos"))
+    result = run("verify", LAB, "--state", str(AFTER), "--baseline", str(snapshot))
+    assert result.code == 2 and "Traceback" not in result.err
+    assert str(snapshot) in result.err and "leaf1" in result.err and "'eos'" in result.err
+
+
+def test_a_baseline_read_after_the_state_is_bad_input(run):
+    result = run("verify", LAB, "--state", str(BEFORE), "--baseline", str(AFTER))
+    assert result.code == 2
+    assert str(AFTER) in result.err and "swapped" in result.err
+
+
+def test_a_collection_time_in_the_future_is_bad_input(run, tmp_path):
+    state = _copy(tmp_path)
+    (state / "leaf4" / "collected-at").write_text("99999999999\n")
+    result = run("verify", LAB, "--state", str(state))
+    assert result.code == 2
+    assert str(state / "leaf4" / "collected-at") in result.err and "future" in result.err
+    snapshot = tmp_path / "before.json"
+    run("verify", LAB, "--state", str(BEFORE), "--snapshot", str(snapshot))
+    _edit_json(snapshot, lambda d: d["devices"]["leaf2"].update(collected_at=-5))
+    result = run("verify", LAB, "--state", str(AFTER), "--baseline", str(snapshot))
+    assert result.code == 2 and "devices.leaf2.collected_at" in result.err
+
+
+# -- where findings point ----------------------------------------------------------------------
+
+
+def test_port_findings_point_at_what_they_judged(run, tmp_path):
+    pfc_off = _verify(run, _with_fault(tmp_path, "pfc-off"), "--baseline", str(BEFORE))
+    files = {(f["rule"], f["device"], f["port"]): f["file"] for f in _findings(pfc_off)}
+    assert files[("LL301", "leaf2", "swp31")].endswith("leaf2/roce-swp31.json")
+    assert files[("LL301", "spine1", "Ethernet3/1")].endswith("spine1/pfc_status.json")
+    storm = _verify(run, _with_fault(tmp_path, "storm"), "--baseline", str(BEFORE))
+    files = {(f["rule"], f["device"], f["port"]): f["file"] for f in _findings(storm)}
+    assert files[("LL304", "leaf3", "Ethernet1/1")].endswith("leaf3/pfc_queue.json")
+    assert files[("LL304", "leaf1", "Ethernet0")].endswith("leaf1/counters.json")
+    ecn = _verify(run, _with_fault(tmp_path, "ecn-absent"), "--baseline", str(BEFORE))
+    drops = [f for f in _findings(ecn) if f["rule"] == "LL302" and f["device"] == "spine2"]
+    assert drops and all(f["file"].endswith("spine2/counters.json") for f in drops)
+
+
+def test_device_findings_point_at_a_file_and_name_what_went_back(run, tmp_path):
+    state = _with_fault(tmp_path, "reset")
+    result = _verify(run, state, "--baseline", str(BEFORE))
+    for finding in _findings(result):
+        assert Path(finding["file"]).is_file(), finding
+        assert finding["line"] >= 1
+    [reset] = [f for f in _findings(result) if f["rule"] == "LL309" and f["device"] == "leaf3"]
+    assert "pause frames received" in reset["message"], reset["message"]
+
+
+def test_an_output_that_is_not_json_is_named(run, tmp_path):
+    state = _copy(tmp_path)
+    (state / "spine2" / "counters.json").write_text('{\n  "COUNTERS_PORT_NAME_MAP": {"a": ')
+    [error] = [f for f in _findings(_verify(run, state)) if f["severity"] == "error"]
+    assert str(state / "spine2" / "counters.json") in error["message"]
+    assert (error["file"], error["line"]) == (str(state / "spine2" / "counters.json"), 2)
+
+
+# -- the script's time limits ------------------------------------------------------------------
+
+
+def test_the_collection_script_passes_shellcheck(run, tmp_path):
+    if shutil.which("shellcheck") is None:
+        pytest.skip("shellcheck is not installed")
+    script = tmp_path / "collect.sh"
+    assert run("export", "state-script", LAB, "-o", str(script)).code == 0
+    subprocess.run(["shellcheck", str(script)], check=True)
+
+
+def test_the_collection_script_bounds_a_command_that_hangs(run, tmp_path):
+    if shutil.which("timeout") is None:
+        pytest.skip("coreutils timeout is not installed")
+    script = tmp_path / "collect.sh"
+    assert run("export", "state-script", LAB, "--device", "leaf4", "-o", str(script)).code == 0
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "ssh").write_text("#!/usr/bin/env bash\nexec sleep 30\n")
+    (fake / "ssh").chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "LOSSLESS_SSH_TIMEOUT": "1"}
+    saved = tmp_path / "saved"
+    done = subprocess.run(
+        ["bash", str(script), str(saved)], env=env, capture_output=True, timeout=20
+    )
+    assert done.returncode == 1
+    assert "timed out after 1 s" in (saved / "leaf4" / "interfaces.err").read_text()
+    assert not list((saved / "leaf4").glob("*.out*"))
+    assert "ServerAliveInterval=" in script.read_text()
+
+
+def test_a_typed_select_of_no_state_rule_is_a_usage_error(run):
+    """`--select LL112` (a plan rule) on verify's command line judges nothing: refused, where a
+    settings file's select (written for lint) leaves every state rule on."""
+    result = run("verify", LAB, "--state", str(AFTER), "--select", "LL112")
+    assert result.code == 2 and result.out == ""
+    assert "--select names no state rule (LL112)" in result.err
+
+
+def test_junit_and_sarif_list_the_state_rules_that_ran(run):
+    from xml.etree import ElementTree
+
+    result = run(
+        "verify", LAB, "--state", str(AFTER), "--baseline", str(BEFORE), "--format", "junit"
+    )
+    root = ElementTree.fromstring(result.out.split("\n", 1)[1])
+    names = {case.get("name").split()[0] for case in root.iter("testcase")}
+    assert names and all(name.startswith("LL3") for name in names)
+    sarif = json.loads(run("verify", LAB, "--state", str(AFTER), "--format", "sarif").out)
+    rules = {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules and all(rule.startswith("LL3") for rule in rules)

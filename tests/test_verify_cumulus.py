@@ -279,8 +279,8 @@ def test_napalm_mock_serves_the_recordings(leaf2, tmp_path: Path):
     live = {stem: Output(answer[c], f"leaf2: {c}") for stem, c in commands.items()}
     from_live = state.read(live, leaf2).ports
     assert from_live["swp31"].source == "leaf2: nv show interface swp31 link -o json:1:1"
-    assert {n: replace(p, source="") for n, p in from_live.items()} == {
-        n: replace(p, source="") for n, p in read(leaf2, "after").ports.items()
+    assert {n: replace(p, source="", sources={}) for n, p in from_live.items()} == {
+        n: replace(p, source="", sources={}) for n, p in read(leaf2, "after").ports.items()
     }
 
 

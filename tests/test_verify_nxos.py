@@ -139,7 +139,8 @@ def test_storm_pause_frames_climb(device: DevicePlan) -> None:
     assert (uplink.pause_rx_frames, uplink.pause_tx_frames) == (5893, 1196518)
     for name in ("Ethernet1/2", "Ethernet1/32"):
         assert vars(storm.ports[name]) == vars(clean.ports[name]) | {
-            "source": storm.ports[name].source
+            "source": storm.ports[name].source,
+            "sources": storm.ports[name].sources,
         }
 
 

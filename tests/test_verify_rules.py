@@ -282,3 +282,58 @@ def test_snapshot_json_is_plain_json():
         "dropped_packets": 0,
         "ecn_marked_packets": 4_000,
     }
+
+
+# -- 2^64 - 1, "unsupported" ---------------------------------------------------------------
+
+
+def _unsupported(node, keys: set[str]):
+    """The JSON with every value of the keys set to 2^64 - 1 (a Junos leaf's "data" too)."""
+    sentinel = 2**64 - 1
+    if isinstance(node, list):
+        return [_unsupported(item, keys) for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = {}
+    for key, value in node.items():
+        if key in keys and isinstance(value, list):  # Junos: [{"data": "12"}]
+            found[key] = [{"data": str(sentinel)}]
+        elif key in keys:
+            found[key] = sentinel if isinstance(value, int) else str(sentinel)
+        else:
+            found[key] = _unsupported(value, keys)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("device", "stem", "keys", "read"),
+    [
+        ("spine1", "queue_counters", {"droppedPackets"}, lambda p: p.queues[3].dropped_packets),
+        ("leaf3", "pfc", {"rx-stats"}, lambda p: p.pause_rx_frames),
+        (
+            "leaf4",
+            "queues",
+            {"queue-counters-total-drop-packets"},
+            lambda p: p.queues[4].dropped_packets,
+        ),
+        (
+            "leaf2",
+            "qos-counters-swp1",
+            {"tx-uc-buffer-discards", "wred-discards"},
+            lambda p: p.queues[3].dropped_packets,
+        ),
+    ],
+)
+def test_an_unsupported_counter_reads_as_unknown(device, stem, keys, read):
+    from verify_recordings import lab_device, lab_outputs
+
+    from lossless.observed import Output
+    from lossless.verify.collect import reader
+
+    plan = lab_device(device)
+    outputs = lab_outputs(device, "after")
+    data = _unsupported(json.loads(outputs[stem].text), keys)
+    outputs[stem] = Output(json.dumps(data), outputs[stem].source)
+    state = reader(plan.os).read(outputs, plan)
+    # the first planned port (swp1 for Cumulus, whose outputs are per port)
+    assert read(state.ports[next(iter(plan.ports))]) is None

@@ -125,7 +125,7 @@ def test_storm_on_leaf1_ethernet0(plan):
     }
     assert stormed.queues[3].dropped_packets == 51_332  # the watchdog's drop action
     for name in LEAF1[1:]:  # the other ports as in after/
-        assert storm.ports[name] == after.ports[name]
+        assert replace(storm.ports[name], sources={}) == replace(after.ports[name], sources={})
 
 
 def test_ecn_absent_on_spine2(plan):
@@ -140,16 +140,23 @@ def test_ecn_absent_on_spine2(plan):
     assert fault.ports["Ethernet4"].queues[3].dropped_packets == 977
 
 
-def test_pfc_off_and_pfc_not_shown(plan):
+def test_pfc_off_never_configured_and_not_shown(plan):
     found = outputs("leaf1", "after")
     key = "PORT_QOS_MAP|Ethernet252"
     found["port_qos_map"] = edited(found["port_qos_map"], key, "pfc_enable", "")
     off = state.read(found, plan.devices["leaf1"])
     assert off.ports["Ethernet252"].pfc_enabled == ()
     assert off.ports["Ethernet248"].pfc_enabled == (3,)
+    # no pfc_enable, or no PORT_QOS_MAP entry at all: qosorch programs no PFC on the port
     found["port_qos_map"] = edited(found["port_qos_map"], key, "pfc_enable", None)
-    unknown = state.read(found, plan.devices["leaf1"])
-    assert unknown.ports["Ethernet252"].pfc_enabled is None
+    assert state.read(found, plan.devices["leaf1"]).ports["Ethernet252"].pfc_enabled == ()
+    dump = json.loads(found["port_qos_map"].text)
+    del dump["PORT_QOS_MAP|Ethernet248"]
+    without = {**found, "port_qos_map": Output(json.dumps(dump), found["port_qos_map"].source)}
+    assert state.read(without, plan.devices["leaf1"]).ports["Ethernet248"].pfc_enabled == ()
+    # the dump not collected: unknown
+    del without["port_qos_map"]
+    assert state.read(without, plan.devices["leaf1"]).ports["Ethernet248"].pfc_enabled is None
     found["port_qos_map"] = edited(found["port_qos_map"], key, "pfc_enable", "3,9")
     with pytest.raises(ValueError, match="priorities 0-7"):
         state.read(found, plan.devices["leaf1"])
@@ -264,8 +271,8 @@ def test_napalm_mock_serves_the_recordings(plan, tmp_path: Path):
     from_live = state.read(live, plan.devices["leaf1"]).ports
     from_files = read(plan, "leaf1", "after").ports
     assert from_live["Ethernet0"].source.startswith("leaf1: sonic-db-dump -n APPL_DB")
-    assert {n: replace(p, source="") for n, p in from_live.items()} == {
-        n: replace(p, source="") for n, p in from_files.items()
+    assert {n: replace(p, source="", sources={}) for n, p in from_live.items()} == {
+        n: replace(p, source="", sources={}) for n, p in from_files.items()
     }
 
 
@@ -275,3 +282,37 @@ def test_verify_reads_the_recorded_folder(plan):
     snapshot = snapshot_from_folder(plan, LAB / "after")
     assert "leaf1" in snapshot.devices and "spine2" in snapshot.devices
     assert snapshot.devices["spine2"].ports["Ethernet12"].pfc_enabled == (3,)
+
+
+def _without_watchdog_fields(output: Output, queue: str) -> Output:
+    """The counters dump as pfcwd leaves it when it stops watching a queue: the queue's hash
+    without its PFC_WD_* fields."""
+    data = json.loads(output.text)
+    oid = data["COUNTERS_QUEUE_NAME_MAP"]["value"][queue]
+    fields = data[f"COUNTERS:{oid}"]["value"]
+    for name in [f for f in fields if f.startswith("PFC_WD_")]:
+        del fields[name]
+    return Output(json.dumps(data, indent=2), output.source)
+
+
+def test_a_lossless_queue_the_watchdog_does_not_watch(plan):
+    found = outputs("leaf1", "after")
+    found["counters"] = _without_watchdog_fields(found["counters"], "Ethernet0:3")
+    leaf1 = state.read(found, plan.devices["leaf1"])
+    assert leaf1.ports["Ethernet0"].watchdog[3].enabled is False
+    assert leaf1.ports["Ethernet4"].watchdog[3].enabled is True
+    # pfcwd_sw_enable without the priority: not watched, whatever the counters say
+    found = outputs("leaf1", "after")
+    key = "PORT_QOS_MAP|Ethernet4"
+    found["port_qos_map"] = edited(found["port_qos_map"], key, "pfcwd_sw_enable", "")
+    assert state.read(found, plan.devices["leaf1"]).ports["Ethernet4"].watchdog[3].enabled is False
+
+
+def test_an_unsupported_counter_is_unknown(plan):
+    found = outputs("leaf1", "after")
+    data = json.loads(found["counters"].text)
+    oid = data["COUNTERS_QUEUE_NAME_MAP"]["value"]["Ethernet0:3"]
+    data[f"COUNTERS:{oid}"]["value"]["SAI_QUEUE_STAT_DROPPED_PACKETS"] = str(2**64 - 1)
+    found["counters"] = Output(json.dumps(data), found["counters"].source)
+    leaf1 = state.read(found, plan.devices["leaf1"])
+    assert leaf1.ports["Ethernet0"].queues[3].dropped_packets is None

@@ -83,4 +83,7 @@ def check_mock_driver_serves(
     files = read(lab_outputs(device.name, "after"), device)
     assert live.ports.keys() == files.ports.keys()
     for name, port in live.ports.items():
-        assert vars(port) | {"source": ""} == vars(files.ports[name]) | {"source": ""}
+        assert vars(port) | {"source": "", "sources": {}} == vars(files.ports[name]) | {
+            "source": "",
+            "sources": {},
+        }

@@ -19,11 +19,19 @@ from lossless.text.printable import printable
 def verify_command(args: argparse.Namespace) -> int:
     from lossless.cli.lint import ReportRun
     from lossless.verify.collect import snapshot_from_folder
-    from lossless.verify.judge import judge, state_rules
+    from lossless.verify.judge import check_baseline, judge, state_rules
 
     if bool(args.live) == bool(args.state):
         raise UsageError("give --live (ask the switches through napalm) or --state DIR")
     run = ReportRun(args)
+    ids = {r.id for r in state_rules()}
+    select = [i for i in run.select if i in ids]
+    typed = any(who == "--select" for who, _ in run.options.select)
+    if typed and not select:  # a settings file's select names lint's rules too: not this
+        raise UsageError(
+            f"--select names no state rule ({', '.join(run.select[:5])}): verify judges "
+            f"with {min(ids)}-{max(ids)} (`lossless rules` lists them)"
+        )
     with run.notes(), run.bad_input_reported([]):
         inventory = load(args, "verify")
         chosen = select_devices(inventory.devices, args.device, args.inventory, [])
@@ -33,11 +41,11 @@ def verify_command(args: argparse.Namespace) -> int:
         else:
             now = _live(args, plan)
         before = _baseline(args.baseline, plan) if args.baseline else None
+        if before is not None:
+            check_baseline(now, before, args.baseline)
         if args.snapshot:
             _save(args.snapshot, now)
         # A settings file's select names lint's rules too: verify runs the state rules of it
-        ids = {r.id for r in state_rules()}
-        select = [i for i in run.select if i in ids]
         if run.select and not select:
             run.note("the selected rules hold no state rule: every state rule runs")
         return run.finish(judge(plan, now, before, select, run.ignore), plan)

@@ -5,7 +5,10 @@ snapshots saved to and loaded from JSON (`verify --snapshot` / `--baseline`).
 
 Outputs come from switches: untrusted. A reader that meets a shape it does not expect fails
 the way Python code fails; that becomes the device's failure (LL310, "not verified"), never a
-traceback, and the other devices are still judged.
+traceback, and the other devices are still judged; an output that is not JSON is named with
+its line. An output read without error can still lack what the rules need (a key renamed, a
+port left out): each kind of state that stayed unknown on a planned port is an `unread` entry
+naming the output it should have come from (_say_unknown over the reader's NEEDS).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -20,9 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from lossless.errors import InputError, Problem
-from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
+from lossless.observed import (
+    DeviceState,
+    Output,
+    PortState,
+    QueueCounters,
+    WatchdogCounters,
+    unknown_kinds,
+)
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside, read_bounded, read_text
+from lossless.text.grammar import first_few
+from lossless.text.printable import printable
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.untrusted import PARSER_ERRORS
 
@@ -34,6 +47,14 @@ SNAPSHOT_VERSION = 1
 READ_ERRORS: tuple[type[BaseException], ...] = (*PARSER_ERRORS, InputError)
 # A count no switch reaches (2^64 - 1 is the widest SAI counter): larger is junk
 MAX_COUNTER = 2**64
+# The files the collection script leaves per command (templates/verify/): the output it
+# saved whole (.out; the recordings in tests/data/verify are .json), and on a failure the
+# command's stderr (.err). A run cut short leaves <stem>.out.part: never read.
+OUTPUT_SUFFIXES = (".out", ".json")
+ERROR_SUFFIX = ".err"
+ERROR_LINE = 160  # characters of a failed command's stderr quoted in the warning
+# A collected-at this far ahead of now is a wrong clock or a wrong file, not a read
+FUTURE_SLACK = 86_400.0
 
 
 @dataclass
@@ -42,6 +63,8 @@ class Snapshot:
 
     devices: dict[str, DeviceState] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
+    # FILE:LINE:COL of what made a device fail, where one output did (not saved)
+    failed_at: dict[str, str] = field(default_factory=dict)
 
 
 def reader(os_name: str) -> Any | None:
@@ -61,49 +84,171 @@ def file_stem(stem: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", stem)
 
 
+def lossless_queues(device: DevicePlan) -> dict[int, int]:
+    """Lossless priority -> the egress queue the device's OS carries it in (its numbering:
+    Junos moves RoCE to queue 4, Vendor.as_rendered)."""
+    rendered = vendor_for(device.os).as_rendered(device)
+    return {
+        p: rendered.maps.pfc_priority_to_queue[p]
+        for p in rendered.lossless_priorities
+        if p in rendered.maps.pfc_priority_to_queue
+    }
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a device could not be read, and the FILE:LINE:COL of the output that made it fail
+    ("" when no one output did)."""
+
+    reason: str
+    at: str = ""
+
+
 def read_device(
-    device: DevicePlan, outputs: Mapping[str, Output], source: str, collected_at: float | None
-) -> DeviceState | str:
-    """The device's state from its outputs, or why it could not be read."""
+    device: DevicePlan,
+    outputs: Mapping[str, Output],
+    source: str,
+    collected_at: float | None,
+    errors: Mapping[str, str] | None = None,
+) -> DeviceState | Failure:
+    """The device's state from its outputs (errors: stem -> the first line a failed command
+    printed, quoted where its output is missing), or why it could not be read."""
     found = reader(device.os)
+    title = vendor_for(device.os).title
     if found is None:
-        return f"lossless reads no {vendor_for(device.os).title} state yet"
+        return Failure(f"lossless reads no {title} state yet")
+    for output in outputs.values():
+        where = _not_json(output)
+        if where is not None:
+            return Failure(f"its show output is not what {title} prints: {where[1]}", where[0])
     try:
         state: DeviceState = found.read(outputs, device)
     except READ_ERRORS as error:
         reason = str(error).splitlines()[0][:200] if str(error).strip() else ""
-        return f"its show output is not what {vendor_for(device.os).title} prints: " + (
-            f"{type(error).__name__}: {reason}".rstrip(": ")
+        named = [o.source for o in outputs.values() if o.source in reason]
+        return Failure(
+            f"its show output is not what {title} prints: "
+            + f"{type(error).__name__}: {reason}".rstrip(": "),
+            f"{named[0]}:1:1" if named else "",
         )
     state.source, state.collected_at = source, collected_at
+    state.at = f"{next(iter(outputs.values())).source}:1:1" if outputs else ""
+    _say_unknown(state, device, getattr(found, "NEEDS", {}), outputs, commands(device))
+    _quote_errors(state, errors or {}, commands(device))
     return state
+
+
+def _not_json(output: Output) -> tuple[str, str] | None:
+    """(FILE:LINE:COL, why) of an output that is not JSON (every reader reads JSON)."""
+    try:
+        json.loads(output.text)
+    except json.JSONDecodeError as error:
+        return f"{output.source}:{error.lineno}:{error.colno}", (
+            f"{output.source}:{error.lineno}:{error.colno}: not JSON: {error.msg}"
+        )
+    except RecursionError:
+        return f"{output.source}:1:1", f"{output.source}: JSON nested too deep"
+    return None
+
+
+def _say_unknown(
+    state: DeviceState,
+    device: DevicePlan,
+    needs: Mapping[str, str],
+    outputs: Mapping[str, Output],
+    stems: Mapping[str, str],
+) -> None:
+    """An `unread` entry for each kind of state the rules need (observed.KINDS) that the
+    reader left unknown on a planned port, naming the output it should have come from.
+    needs: kind -> stem ("{port}" in it for per-port commands). A kind the OS's reader does
+    not list is one it cannot show (and says so itself); a kind whose output is missing is
+    already one entry: one cause, one entry."""
+    queues = lossless_queues(device)
+    unknown: dict[tuple[str, str], list[str]] = {}
+    for name, port in device.ports.items():
+        seen = state.ports.get(name)
+        if seen is None:
+            continue  # LL310 says which planned ports have no state at all
+        kinds = unknown_kinds(
+            seen,
+            port.lossless,
+            port.pfc_priorities,
+            [queues[p] for p in port.pfc_priorities if p in queues],
+            bool(port.watchdog and port.watchdog.enabled),
+        )
+        for kind in kinds:
+            stem = needs[kind].format(port=name) if kind in needs else None
+            if stem is not None and stem in outputs:
+                unknown.setdefault((kind, stem), []).append(name)
+    for (kind, stem), ports in unknown.items():
+        output, command = outputs[stem], stems.get(stem, stem)
+        shown = "" if output.source == f"{state.device}: {command}" else f" ({output.source})"
+        state.unread.append(
+            (f"{kind} of {first_few(ports, 6)}", f"not in the output of `{command}`{shown}")
+        )
+
+
+def _quote_errors(state: DeviceState, errors: Mapping[str, str], stems: Mapping[str, str]) -> None:
+    """Each `unread` entry about a command that failed gets the command's first error line."""
+    for stem, line in errors.items():
+        command = stems.get(stem)
+        if not command or not line:
+            continue
+        state.unread = [
+            (what, f"{why}; it failed: {line}" if command in why else why)
+            for what, why in state.unread
+        ]
 
 
 # -- saved outputs -------------------------------------------------------------------------
 
 
 def snapshot_from_folder(plan: FabricPlan, folder: Path) -> Snapshot:
-    """The planned devices' state from FOLDER/<device>/<stem>.<ext> (what the collection
-    script saves). A device without a folder, or whose outputs cannot be read, is a failure."""
+    """The planned devices' state from FOLDER/<device>/<stem>.out (what the collection script
+    saves; .json, the recordings' name, too). A stem without one is not collected (its .err,
+    where the script left one, quoted); a device without a folder, or whose outputs cannot be
+    read, is a failure."""
     snapshot = Snapshot()
     for name, device in plan.devices.items():
         where = inside(folder, name, "state folder")
         if not where.is_dir():
             snapshot.failures[name] = f"no folder {where} in the saved state"
             continue
-        stems = commands(device)
-        outputs = {}
-        for stem in stems:
-            saved = sorted(where.glob(f"{file_stem(stem)}.*"))
-            if saved:
-                path = inside(where, saved[0].name, "state file")
+        outputs, errors = {}, {}
+        for stem in commands(device):
+            path = _saved(where, file_stem(stem))
+            if path is not None:
                 outputs[stem] = Output(read_text(path, "saved show output"), str(path))
-        read = read_device(device, outputs, str(where), _collected_at(where))
-        if isinstance(read, str):
-            snapshot.failures[name] = read
-        else:
-            snapshot.devices[name] = read
+            elif (where / f"{file_stem(stem)}{ERROR_SUFFIX}").is_file():
+                errors[stem] = _first_line(where, f"{file_stem(stem)}{ERROR_SUFFIX}")
+        read = read_device(device, outputs, str(where), _collected_at(where), errors)
+        _record(snapshot, name, read)
     return snapshot
+
+
+def _record(snapshot: Snapshot, name: str, read: DeviceState | Failure) -> None:
+    if isinstance(read, Failure):
+        snapshot.failures[name] = read.reason
+        if read.at:
+            snapshot.failed_at[name] = read.at
+    else:
+        snapshot.devices[name] = read
+
+
+def _saved(where: Path, stem: str) -> Path | None:
+    """The output the script saved whole for a stem (OUTPUT_SUFFIXES), None when none."""
+    for suffix in OUTPUT_SUFFIXES:
+        if (where / f"{stem}{suffix}").is_file():
+            return inside(where, f"{stem}{suffix}", "state file")
+    return None
+
+
+def _first_line(where: Path, name: str) -> str:
+    """The first non-blank line a failed command printed (bounded, printable)."""
+    data = read_bounded(inside(where, name, "state file"), "error output", 4096)
+    lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
+    first = next((line for line in lines if line), "")
+    return printable(first[:ERROR_LINE] + ("..." if len(first) > ERROR_LINE else ""))
 
 
 def _collected_at(where: Path) -> float | None:
@@ -118,7 +263,12 @@ def _collected_at(where: Path) -> float | None:
         raise InputError([Problem(str(path), 1, 1, "", "not seconds since the epoch")]) from None
     if not math.isfinite(value) or value < 0:
         raise InputError([Problem(str(path), 1, 1, "", "not seconds since the epoch")])
+    if value > time.time() + FUTURE_SLACK:
+        raise InputError([Problem(str(path), 1, 1, "", _FUTURE)])
     return value
+
+
+_FUTURE = "more than a day in the future: a wrong clock, or not this collection's time"
 
 
 def snapshot_from_outputs(
@@ -139,11 +289,7 @@ def snapshot_from_outputs(
             for stem, text in answer.items()
             if stem in stems
         }
-        read = read_device(device, texts, "live", collected_at(name))
-        if isinstance(read, str):
-            snapshot.failures[name] = read
-        else:
-            snapshot.devices[name] = read
+        _record(snapshot, name, read_device(device, texts, "live", collected_at(name)))
     return snapshot
 
 
@@ -239,8 +385,11 @@ def _device(name: str, value: Any, path: str) -> DeviceState:
         isinstance(collected, bool)
         or not isinstance(collected, (int, float))
         or not math.isfinite(collected)
+        or collected < 0
     ):
         raise _Shape(f"{path}.collected_at", "seconds since the epoch expected")
+    if collected is not None and collected > time.time() + FUTURE_SLACK:
+        raise _Shape(f"{path}.collected_at", _FUTURE)
     unread = data.get("unread", [])
     if not isinstance(unread, list) or not all(
         isinstance(u, list) and len(u) == 2 and all(isinstance(x, str) for x in u) for u in unread
@@ -253,6 +402,7 @@ def _device(name: str, value: Any, path: str) -> DeviceState:
         collected_at=None if collected is None else float(collected),
         watchdog_enabled=_flag(data.get("watchdog_enabled"), f"{path}.watchdog_enabled"),
         unread=[(u[0], u[1]) for u in unread],
+        at=_text(data.get("at", ""), f"{path}.at"),
         ports={
             str(p): _port(str(p), v, f"{path}.ports.{p}")
             for p, v in _mapping(data.get("ports", {}), f"{path}.ports").items()
@@ -301,4 +451,8 @@ def _port(name: str, value: Any, path: str) -> PortState:
         queues=queues,
         ingress_drops=_counters(data.get("ingress_drops", {}), f"{path}.ingress_drops"),
         watchdog=watchdog,
+        sources={
+            str(k): _text(v, f"{path}.sources.{k}")
+            for k, v in _mapping(data.get("sources", {}), f"{path}.sources").items()
+        },
     )

@@ -1,21 +1,24 @@
 """A snapshot judged against the plan: each planned port's state beside its plan, its state
 in the baseline and its link peer's state (rules.PortView), each device's (rules.DeviceView),
 the state rules run over them, and the findings through lint() so that `lint_ignore`,
---select/--ignore and one finding per cause apply as they do to lint's own findings."""
+--select/--ignore and one finding per cause apply as they do to lint's own findings.
+check_baseline refuses a baseline that cannot be one of the state (another OS, read later)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
 
+from lossless.errors import InputError, Problem
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.registry import Finding, Rule, finding_of
 from lossless.lint.runner import LintResult, lint
 from lossless.observed import DeviceState
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.vendors.registry import vendor_for
 from lossless.verify import rules as _rules  # noqa: F401  (registers the state rules)
-from lossless.verify.collect import Snapshot
-from lossless.verify.rules import DeviceView, PortView
+from lossless.verify.collect import Snapshot, lossless_queues
+from lossless.verify.rules import JUDGES, DeviceView, PortView
+
+__all__ = ["check_baseline", "judge", "lossless_queues", "port_views", "state_rules"]
 
 STATE_SCOPES = ("state", "state-device")
 # What --select names by default: every state rule
@@ -38,7 +41,7 @@ def judge(
     the plan's devices (or those named) as `now` shows them, deltas taken from `before`
     when given."""
     findings = list(_findings(plan, now, before, devices))
-    return lint(plan, list(select) or [STATE_RULES], ignore, extra=findings)
+    return lint(plan, list(select) or [STATE_RULES], ignore, extra=findings, read=STATE_SCOPES)
 
 
 def _findings(
@@ -52,17 +55,54 @@ def _findings(
         state = now.devices.get(name)
         earlier = before.devices.get(name) if before is not None else None
         failure = now.failures.get(name, "not in the snapshot")
-        device_view = DeviceView(device, state, earlier, "" if state else failure)
-        source = state.source if state is not None else device.source
+        device_view = DeviceView(
+            device, state, earlier, "" if state else failure, before is not None
+        )
         for rule_ in device_rules:
             for item in rule_.check(device_view):
-                yield finding_of(rule_, item, source, name, None)
+                yield finding_of(rule_, item, _device_source(device, now), name, None)
         if state is None:
             continue
-        for view in port_views(plan, device, state, earlier, now):
+        for view in port_views(plan, device, state, earlier, now, before is not None):
             for rule_ in port_rules:
+                source = view.now.at(*JUDGES.get(rule_.id, ()))
                 for item in rule_.check(view):
-                    yield finding_of(rule_, item, view.now.source, name, view.port.name)
+                    yield finding_of(rule_, item, source, name, view.port.name)
+
+
+def _device_source(device: DevicePlan, now: Snapshot) -> str:
+    """Where a device finding points: the output that made the device fail, else its first
+    output (line 1), else the folder it was read from, else the inventory's device."""
+    state = now.devices.get(device.name)
+    if state is not None:
+        return state.at or state.source or device.source
+    return now.failed_at.get(device.name, device.source)
+
+
+def check_baseline(now: Snapshot, before: Snapshot, baseline: str) -> None:
+    """A baseline that cannot be one of `now`: a device of another OS in it, or read after
+    now. Bad input (exit 2) naming the baseline and the device."""
+    problems = []
+    for name, state in sorted(now.devices.items()):
+        earlier = before.devices.get(name)
+        if earlier is None:
+            continue
+        if earlier.os != state.os:
+            problems.append(
+                f"{name} is {earlier.os[:40]!r} in the baseline but {state.os} now: "
+                "a baseline of another fabric?"
+            )
+        elif (
+            earlier.collected_at
+            and state.collected_at
+            and earlier.collected_at > state.collected_at
+        ):
+            problems.append(
+                f"{name} was read later in the baseline ({earlier.collected_at:.0f}) than "
+                f"now ({state.collected_at:.0f}): are --state and --baseline swapped?"
+            )
+    if problems:
+        raise InputError([Problem(baseline, 1, 1, "", p) for p in problems])
 
 
 def port_views(
@@ -71,8 +111,10 @@ def port_views(
     state: DeviceState,
     earlier: DeviceState | None,
     now: Snapshot,
+    baseline: bool = False,
 ) -> Iterator[PortView]:
-    """A view of each planned port the state shows."""
+    """A view of each planned port the state shows (baseline: one was given, so a counter
+    it lacks has no delta)."""
     seconds = (
         state.collected_at - earlier.collected_at
         if earlier is not None and state.collected_at and earlier.collected_at
@@ -99,15 +141,5 @@ def port_views(
             peer,
             peer_state,
             {p: queues[p] for p in port.pfc_priorities if p in queues} if port.lossless else {},
+            baseline or earlier is not None,
         )
-
-
-def lossless_queues(device: DevicePlan) -> dict[int, int]:
-    """Lossless priority -> the egress queue the device's OS carries it in (its numbering:
-    Junos moves RoCE to queue 4, Vendor.as_rendered)."""
-    rendered = vendor_for(device.os).as_rendered(device)
-    return {
-        p: rendered.maps.pfc_priority_to_queue[p]
-        for p in rendered.lossless_priorities
-        if p in rendered.maps.pfc_priority_to_queue
-    }

@@ -9,7 +9,12 @@ DeviceView. verify/judge.py makes the views and runs the rules; the lint machine
 
 Counters are judged as deltas: since the baseline snapshot with --baseline, else since the
 switch last cleared them (boot or `clear counters`). A counter that went backwards was
-cleared in between: what it holds now counted since then (LL309 says so).
+cleared in between: what it holds now counted since then (LL309 says so). With a baseline, a
+counter the baseline lacks (its device, port or output) has no delta: it is not judged, and
+LL310 says the baseline did not cover it (a since-boot count is not growth since then).
+
+A port finding points at where the reader read what the rule judged (JUDGES: the PortState
+fields, PortState.at), not at where the port was first seen.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class PortView:
     peer: str | None  # "device:port" of the planned switch port at the other end
     peer_now: PortState | None
     queues: dict[int, int]  # lossless priority -> the OS's egress queue carrying it
+    baseline: bool = False  # a baseline was given (before None then: it lacks the port)
 
     @property
     def span(self) -> str:
@@ -54,13 +60,18 @@ class PortView:
         return f"in the {self.seconds:,.0f} s since the baseline"
 
     def delta(self, read: Read) -> int | None:
-        """A counter's growth: now minus the baseline (None: not shown now). Without a
-        baseline, or when the counter went backwards (cleared in between), what it holds."""
+        """A counter's growth: now minus the baseline; None when not shown now, or when a
+        baseline was given that lacks it. Without a baseline, or when the counter went
+        backwards (cleared in between), what it holds."""
         now = read(self.now)
         if now is None:
             return None
+        if not self.baseline and self.before is None:
+            return now
         earlier = read(self.before) if self.before is not None else None
-        return now if earlier is None or now < earlier else now - earlier
+        if earlier is None:
+            return None
+        return now if now < earlier else now - earlier
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,22 @@ class DeviceView:
     now: DeviceState | None  # None: the device could not be read
     before: DeviceState | None
     failure: str  # why it could not be read ("" when it was)
+    baseline: bool = False  # a baseline was given (before None then: it lacks the device)
+
+
+# Rule -> the PortState fields (PortState.sources keys) it judges: its finding points at
+# where the first of them was read
+JUDGES: dict[str, tuple[str, ...]] = {
+    "LL301": ("pfc_enabled",),
+    "LL302": ("queues",),
+    "LL303": ("ecn", "queues"),
+    "LL304": ("watchdog",),
+    "LL305": ("watchdog_state", "watchdog"),
+    "LL306": ("pfc_rx",),
+    "LL307": ("pfc_rx", "pause_rx_frames"),
+    "LL308": ("ingress_drops",),
+    "LL311": ("oper_up", "link_flaps"),
+}
 
 
 # -- links and PFC -------------------------------------------------------------------------
@@ -314,15 +341,18 @@ def counters_reset(view: DeviceView) -> Iterator[str]:
     than the baseline says."""
     if view.now is None or view.before is None:
         return
-    ports = [
-        name
-        for name, port in view.now.ports.items()
-        if name in view.before.ports and _went_back(port, view.before.ports[name])
-    ]
+    ports, counters = [], []
+    for name, port in view.now.ports.items():
+        if name in view.before.ports:
+            back = _went_back(port, view.before.ports[name])
+            if back:
+                ports.append(name)
+                counters += [c for c in back if c not in counters]
     if ports:
         yield (
             f"counters went backwards since the baseline on {plural(len(ports), 'port')} "
-            f"({first_few(ports, 4)}): cleared or restarted; judged from zero"
+            f"({first_few(ports, 4)}): {first_few(counters, 4)}; cleared or restarted, "
+            "judged from zero"
         )
 
 
@@ -338,6 +368,36 @@ def state_unread(view: DeviceView) -> Iterator[str | tuple[str, str]]:
         yield f"no state for {plural(len(missing), 'planned port')}: {first_few(missing, 4)}"
     for what, why in view.now.unread:
         yield f"not checked: {what} ({why})"
+    yield from _uncovered(view)
+
+
+def _uncovered(view: DeviceView) -> Iterator[str]:
+    """What a given baseline lacks of what is shown now: its counters have no delta."""
+    if not view.baseline or view.now is None:
+        return
+    if view.before is None:
+        yield (
+            "the baseline does not cover this switch: its counters were not judged "
+            "(collect the baseline from the same switches)"
+        )
+        return
+    planned = [p for p in view.now.ports if p in view.device.ports]
+    absent = [p for p in planned if p not in view.before.ports]
+    if absent:
+        yield (
+            f"the baseline does not cover {plural(len(absent), 'port')} "
+            f"({first_few(absent, 4)}): their counters were not judged"
+        )
+    lacking = [
+        p
+        for p in planned
+        if p in view.before.ports and _lacks(view.now.ports[p], view.before.ports[p])
+    ]
+    if lacking:
+        yield (
+            f"the baseline lacks counters shown now on {plural(len(lacking), 'port')} "
+            f"({first_few(lacking, 4)}): those counters were not judged"
+        )
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -400,24 +460,34 @@ def _watch(state: PortState, priority: int) -> WatchdogCounters:
     return state.watchdog.get(priority) or WatchdogCounters()
 
 
-def _went_back(now: PortState, before: PortState) -> bool:
-    """Any counter of the port lower now than in the baseline."""
-    pairs: list[tuple[int | None, int | None]] = [
-        (now.link_flaps, before.link_flaps),
-        (now.pause_rx_frames, before.pause_rx_frames),
-        (now.pause_tx_frames, before.pause_tx_frames),
-    ]
-    for field in ("pfc_rx", "pfc_tx", "ingress_drops"):
+def _pairs(now: PortState, before: PortState) -> Iterator[tuple[str, int | None, int | None]]:
+    """(counter's name, now, baseline) of each counter of the port (None: not shown)."""
+    yield "link flaps", now.link_flaps, before.link_flaps
+    yield "pause frames received", now.pause_rx_frames, before.pause_rx_frames
+    yield "pause frames sent", now.pause_tx_frames, before.pause_tx_frames
+    for field, what in (
+        ("pfc_rx", "priority {} pause frames received"),
+        ("pfc_tx", "priority {} pause frames sent"),
+        ("ingress_drops", "priority group {} ingress drops"),
+    ):
         mine, theirs = getattr(now, field), getattr(before, field)
-        pairs += [(mine[k], theirs[k]) for k in mine.keys() & theirs.keys()]
-    for queue in now.queues.keys() & before.queues.keys():
-        a, b = now.queues[queue], before.queues[queue]
-        pairs += [
-            (a.tx_packets, b.tx_packets),
-            (a.dropped_packets, b.dropped_packets),
-            (a.ecn_marked_packets, b.ecn_marked_packets),
-        ]
-    for priority in now.watchdog.keys() & before.watchdog.keys():
-        a_, b_ = now.watchdog[priority], before.watchdog[priority]
-        pairs += [(a_.storms_detected, b_.storms_detected)]
-    return any(x is not None and y is not None and x < y for x, y in pairs)
+        for key in sorted(mine.keys() | theirs.keys()):
+            yield what.format(key), mine.get(key), theirs.get(key)
+    for queue in sorted(now.queues.keys() | before.queues.keys()):
+        a, b = _queue(now, queue), _queue(before, queue)
+        yield f"queue {queue} packets", a.tx_packets, b.tx_packets
+        yield f"queue {queue} drops", a.dropped_packets, b.dropped_packets
+        yield f"queue {queue} ECN marks", a.ecn_marked_packets, b.ecn_marked_packets
+    for priority in sorted(now.watchdog.keys() | before.watchdog.keys()):
+        a_, b_ = _watch(now, priority), _watch(before, priority)
+        yield f"priority {priority} watchdog storms", a_.storms_detected, b_.storms_detected
+
+
+def _went_back(now: PortState, before: PortState) -> list[str]:
+    """The counters of the port lower now than in the baseline."""
+    return [name for name, x, y in _pairs(now, before) if x is not None and y is not None and x < y]
+
+
+def _lacks(now: PortState, before: PortState) -> bool:
+    """A counter of the port shown now that the baseline does not show."""
+    return any(x is not None and y is None for _, x, y in _pairs(now, before))

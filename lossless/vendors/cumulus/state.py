@@ -35,7 +35,20 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
+from lossless.observed import (
+    INGRESS,
+    OPER,
+    PAUSE,
+    PFC,
+    QUEUE,
+    UNSUPPORTED,
+    WATCHDOG,
+    DeviceState,
+    Output,
+    PortState,
+    QueueCounters,
+    WatchdogCounters,
+)
 from lossless.plan import DevicePlan
 
 # stem prefix -> (command with {port}, what it gives)
@@ -47,6 +60,26 @@ PER_PORT: dict[str, tuple[str, str]] = {
         "PFC pause, queue and ingress drop counters",
     ),
     "pfc-watchdog": ("nv show interface {port} qos pfc-watchdog -o json", "PFC watchdog state"),
+}
+# The output each kind of state the rules need comes from (observed.unknown_kinds)
+NEEDS: dict[str, str] = {
+    OPER: "link-{port}",
+    PFC: "roce-{port}",
+    PAUSE: "qos-counters-{port}",
+    QUEUE: "qos-counters-{port}",
+    INGRESS: "qos-counters-{port}",
+    WATCHDOG: "pfc-watchdog-{port}",
+}
+# PortState.sources key -> (the output it is read from, the key it is read at)
+SOURCES: dict[str, tuple[str, str]] = {
+    "oper_up": ("link", "stats"),
+    "link_flaps": ("link", "carrier-transitions"),
+    "pfc_enabled": ("roce", "pfc-priority"),
+    "pfc_rx": ("qos-counters", "pfc-stats"),
+    "queues": ("qos-counters", "egress-queue-stats"),
+    "ecn": ("qos-counters", "egress-queue-stats"),
+    "ingress_drops": ("qos-counters", "ingress-buffer-stats"),
+    "watchdog": ("pfc-watchdog", "status"),
 }
 # A count no switch reaches (the ASIC's counters are 64-bit): larger is junk
 MAX_COUNTER = 2**64
@@ -81,7 +114,11 @@ def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
             else:
                 trees[what] = _tree(output)
         main = next((outputs[stem(w, port)] for w in PER_PORT if w in trees), None)
-        state.ports[port] = _port(port, trees, "" if main is None else main.at(port))
+        result = _port(port, trees, "" if main is None else main.at(port))
+        for field, (what, key) in SOURCES.items():
+            if what in trees:
+                result.sources[field] = outputs[stem(what, port)].at(f'"{key}"')
+        state.ports[port] = result
     return state
 
 
@@ -108,7 +145,8 @@ def _link(port: PortState, link: dict[str, Any]) -> None:
     if "carrier-transitions" in stats:
         # the kernel counts carrier changes both ways from a port that starts down: they
         # alternate up, down, up..., so the down transitions are half of them, rounded down
-        port.link_flaps = _count(stats["carrier-transitions"]) // 2
+        changes = _optional(stats["carrier-transitions"])
+        port.link_flaps = None if changes is None else changes // 2
 
 
 def _pfc(pfc: Any) -> tuple[int, ...] | None:
@@ -141,10 +179,10 @@ def _counters(port: PortState, tree: dict[str, Any]) -> None:
 
 def _drops(stats: dict[str, Any]) -> int | None:
     """Tail drops (tx-uc-buffer-discards) and WRED drops of a traffic class."""
-    parts = [stats.get("tx-uc-buffer-discards"), stats.get("wred-discards")]
+    parts = [_optional(stats.get(k)) for k in ("tx-uc-buffer-discards", "wred-discards")]
     if all(part is None for part in parts):
         return None
-    return sum(_count(part) for part in parts if part is not None)
+    return sum(part for part in parts if part is not None)
 
 
 def _watchdog(port: PortState, tree: dict[str, Any]) -> None:
@@ -196,12 +234,15 @@ def _flag(value: Any) -> bool:
 
 
 def _put(counters: dict[int, int], key: int, value: Any) -> None:
-    if value is not None:
-        counters[key] = _count(value)
+    counted = _optional(value)
+    if counted is not None:
+        counters[key] = counted
 
 
 def _optional(value: Any) -> int | None:
-    return None if value is None else _count(value)
+    """A counter, None when absent or UNSUPPORTED."""
+    counted = None if value is None else _count(value)
+    return None if counted == UNSUPPORTED else counted
 
 
 def _count(value: Any) -> int:

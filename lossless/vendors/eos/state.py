@@ -40,6 +40,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from lossless.observed import (
+    OPER,
+    PAUSE,
+    PFC,
+    QUEUE,
+    UNSUPPORTED,
+    WATCHDOG,
     DeviceState,
     Output,
     PortState,
@@ -70,6 +76,16 @@ WHAT = {
     "ecn_counters": "ECN marked packets",
     "pfc_watchdog": "PFC watchdog storm counters",
     "pfc_counters": "PFC pause frames",
+}
+
+# The output each kind of state the rules need comes from (observed.unknown_kinds); EOS
+# shows no ingress drops here
+NEEDS: dict[str, str] = {
+    OPER: "interfaces",
+    PFC: "pfc_status",
+    PAUSE: "pfc_counters",
+    QUEUE: "queue_counters",
+    WATCHDOG: "pfc_status",
 }
 
 # Always unread: EOS counts pause frames per port, so the priority they paused is unknown
@@ -129,20 +145,24 @@ def _canonical(name: str) -> str:
 
 
 def _count(value: Any) -> int | None:
-    """A counter as EOS prints it (a number, or digits as text), None when it is not one."""
+    """A counter as EOS prints it (a number, or digits as text), None when it is not one
+    (or is UNSUPPORTED)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
+        return value if 0 <= value < UNSUPPORTED else None
     if isinstance(value, str) and value.isdigit() and len(value) <= MAX_DIGITS:
-        return int(value)
+        return int(value) if int(value) < UNSUPPORTED else None
     return None
 
 
-def _port(state: DeviceState, name: str, output: Output, raw: str) -> PortState:
-    """The port's state, created on first sight with the output it was first seen in."""
+def _port(state: DeviceState, name: str, output: Output, raw: str, *fields: str) -> PortState:
+    """The port's state, created on first sight with the output it was first seen in; the
+    fields (PortState.sources keys) the caller reads from this output point at it."""
+    where = output.at(json.dumps(raw))
     if name not in state.ports:
-        state.ports[name] = PortState(name=name, source=output.at(json.dumps(raw)))
+        state.ports[name] = PortState(name=name, source=where)
+    state.ports[name].sources.update(dict.fromkeys(fields, where))
     return state.ports[name]
 
 
@@ -159,7 +179,7 @@ def _planned(section: Any, names: dict[str, str]) -> list[tuple[str, str, dict[s
 
 def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for name, raw, details in _planned(json_object(output).get("interfaces"), names):
-        port = _port(state, name, output, raw)
+        port = _port(state, name, output, raw, "oper_up", "link_flaps")
         status = details.get("lineProtocolStatus")
         port.oper_up = status == "up" if isinstance(status, str) else None
         counters = object_or_empty(details.get("interfaceCounters"))
@@ -168,7 +188,7 @@ def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) 
 
 def _read_pfc_status(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for name, raw, status in _planned(json_object(output).get("interfaceStatuses"), names):
-        port = _port(state, name, output, raw)
+        port = _port(state, name, output, raw, "pfc_enabled", "watchdog_state")
         priorities = _priorities(status.get("priorities"))
         enabled, active = status.get("enabled"), status.get("active")
         if enabled is False or active is False:
@@ -191,7 +211,7 @@ def _priorities(value: Any) -> tuple[int, ...] | None:
 def _read_queue_drops(output: Output, names: dict[str, str], state: DeviceState) -> None:
     interfaces = object_or_empty(json_object(output).get("egressQueueCounters")).get("interfaces")
     for name, raw, details in _planned(interfaces, names):
-        port = _port(state, name, output, raw)
+        port = _port(state, name, output, raw, "queues")
         classes = object_or_empty(object_or_empty(details.get("ucastQueues")).get("trafficClasses"))
         for label, counters in classes.items():
             match = _TRAFFIC_CLASS.match(str(label))
@@ -214,7 +234,7 @@ def _dropped(precedences: Any) -> int | None:
 
 def _read_ecn(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for name, raw, details in _planned(json_object(output).get("intfQueueCounters"), names):
-        port = _port(state, name, output, raw)
+        port = _port(state, name, output, raw, "ecn")
         for label, marked in object_or_empty(details.get("queueCounters")).items():
             if str(label).isdigit() and len(str(label)) <= 2:
                 queue = port.queues.setdefault(int(label), QueueCounters())
@@ -225,7 +245,7 @@ def _read_watchdog(output: Output, names: dict[str, str], state: DeviceState) ->
     listed = _planned(json_object(output).get("interfaces"), names)
     _no_event_yet(state, {name for name, _, _ in listed})
     for name, raw, details in listed:
-        port = _port(state, name, output, raw)
+        port = _port(state, name, output, raw, "watchdog")
         for label, counters in object_or_empty(details.get("txQueues")).items():
             if not (str(label).isdigit() and len(str(label)) <= 2):
                 continue
@@ -236,6 +256,6 @@ def _read_watchdog(output: Output, names: dict[str, str], state: DeviceState) ->
 
 def _read_pause_frames(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for name, raw, counters in _planned(json_object(output).get("interfaceCounters"), names):
-        port = _port(state, name, output, raw)
+        port = _port(state, name, output, raw, "pause_rx_frames")
         port.pause_rx_frames = _count(counters.get("rxFrames"))
         port.pause_tx_frames = _count(counters.get("txFrames"))

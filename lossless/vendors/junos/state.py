@@ -33,6 +33,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lossless.observed import (
+    OPER,
+    PAUSE,
+    QUEUE,
+    UNSUPPORTED,
     DeviceState,
     Output,
     PortState,
@@ -53,6 +57,11 @@ WHAT = {
     "interfaces": "link state, link flaps and PFC pause frames",
     "queues": "egress queue counters and ECN marked packets",
 }
+
+# The output each kind of state the rules need comes from (observed.unknown_kinds): Junos
+# shows neither the operational PFC priorities (see `read`) nor ingress drops here, and
+# QFX5220 has no watchdog
+NEEDS: dict[str, str] = {OPER: "interfaces", PAUSE: "interfaces", QUEUE: "queues"}
 
 MAX_DIGITS = 20  # a 64-bit counter has at most 20 digits
 MAX_ITEMS = 100_000  # elements read from one list: bounded work on a hostile output
@@ -101,7 +110,7 @@ def _count(node: Any, key: str) -> int | None:
     text = _leaf(node, key)
     if text is None or not text.isdigit() or len(text) > MAX_DIGITS:
         return None
-    return int(text)
+    return int(text) if int(text) < UNSUPPORTED else None
 
 
 def _interfaces(output: Output) -> list[dict[str, Any]]:
@@ -114,21 +123,28 @@ def _interfaces(output: Output) -> list[dict[str, Any]]:
 
 
 def _port(
-    interface: dict[str, Any], names: dict[str, str], output: Output, state: DeviceState
+    interface: dict[str, Any],
+    names: dict[str, str],
+    output: Output,
+    state: DeviceState,
+    *fields: str,
 ) -> PortState | None:
-    """The planned port an interface element describes (None: not planned)."""
+    """The planned port an interface element describes (None: not planned); the fields
+    (PortState.sources keys) the caller reads from this output point at it."""
     raw = _leaf(interface, "name")
     name = names.get(raw.lower()) if raw is not None else None
     if raw is None or name is None:
         return None
+    where = output.at(json.dumps(raw))
     if name not in state.ports:
-        state.ports[name] = PortState(name=name, source=output.at(json.dumps(raw)))
+        state.ports[name] = PortState(name=name, source=where)
+    state.ports[name].sources.update(dict.fromkeys(fields, where))
     return state.ports[name]
 
 
 def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for interface in _interfaces(output):
-        port = _port(interface, names, output, state)
+        port = _port(interface, names, output, state, "oper_up", "link_flaps", "pfc_rx")
         if port is None:
             continue
         status = _leaf(interface, "oper-status")
@@ -150,7 +166,7 @@ def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) 
 
 def _read_queues(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for interface in _interfaces(output):
-        port = _port(interface, names, output, state)
+        port = _port(interface, names, output, state, "queues", "ecn")
         if port is None:
             continue
         for counters in _items(interface, "queue-counters"):

@@ -42,6 +42,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from lossless.observed import (
+    OPER,
+    PAUSE,
+    PFC,
+    QUEUE,
+    UNSUPPORTED,
+    WATCHDOG,
     DeviceState,
     Output,
     PortState,
@@ -67,6 +73,16 @@ WHAT = {
     "pfc": "PFC operational mode and pause frames",
     "pfc_queue": "PFC priorities and PFC watchdog",
     "queuing": "egress queue counters and ECN marked packets",
+}
+
+# The output each kind of state the rules need comes from (observed.unknown_kinds); NX-OS
+# shows no ingress drops here
+NEEDS: dict[str, str] = {
+    OPER: "interface",
+    PFC: "pfc_queue",
+    PAUSE: "pfc",
+    QUEUE: "queuing",
+    WATCHDOG: "pfc_queue",
 }
 
 # Always unread: NX-OS counts pause frames per port, so the priority they paused is unknown
@@ -126,15 +142,19 @@ def _count(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
+        return value if 0 <= value < UNSUPPORTED else None
     if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= MAX_DIGITS:
-        return int(value.strip())
+        return int(value.strip()) if int(value.strip()) < UNSUPPORTED else None
     return None
 
 
-def _port(state: DeviceState, name: str, output: Output, raw: str) -> PortState:
+def _port(state: DeviceState, name: str, output: Output, raw: str, *fields: str) -> PortState:
+    """The port's state, created on first sight with the output it was first seen in; the
+    fields (PortState.sources keys) the caller reads from this output point at it."""
+    where = output.at(json.dumps(raw))
     if name not in state.ports:
-        state.ports[name] = PortState(name=name, source=output.at(json.dumps(raw)))
+        state.ports[name] = PortState(name=name, source=where)
+    state.ports[name].sources.update(dict.fromkeys(fields, where))
     return state.ports[name]
 
 
@@ -152,7 +172,7 @@ def _read_interface(output: Output, names: dict[str, str], state: DeviceState) -
         found = _planned(row, "interface", names)
         if found is None:
             continue
-        port = _port(state, found[0], output, found[1])
+        port = _port(state, found[0], output, found[1], "oper_up")
         status = row.get("state")
         port.oper_up = status == "up" if isinstance(status, str) else None
 
@@ -163,7 +183,7 @@ def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None
             found = _planned(row, "if_name_str", names)
             if found is None:
                 continue
-            port = _port(state, found[0], output, found[1])
+            port = _port(state, found[0], output, found[1], "pause_rx_frames")
             port.pause_rx_frames = _count(row.get("rx-stats"))
             port.pause_tx_frames = _count(row.get("tx-stats"))
             oper = row.get("oper")
@@ -171,6 +191,7 @@ def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None
                 port.pfc_enabled = None
             elif oper.strip().lower() == "off":
                 port.pfc_enabled = ()
+                port.sources["pfc_enabled"] = port.sources["pause_rx_frames"]
             elif oper.strip().lower() != "on":
                 port.pfc_enabled = None
             # oper On: the priorities pfc-queue detail showed stay (None if it did not)
@@ -182,7 +203,7 @@ def _read_pfc_queue(output: Output, names: dict[str, str], state: DeviceState) -
             found = _planned(row, "if_name_str", names)
             if found is None:
                 continue
-            port = _port(state, found[0], output, found[1])
+            port = _port(state, found[0], output, found[1], "pfc_enabled", "watchdog")
             enabled = _watchdog_switch(str(row.get("if_name_str")))
             priorities = []
             for group in _rows(row.get("TABLE_qosgrp_stats"), "ROW_qosgrp_stats"):
@@ -238,7 +259,7 @@ def _read_queuing(output: Output, names: dict[str, str], state: DeviceState) -> 
             found = _planned(row, "if_name_str", names)
             if found is None:
                 continue
-            port = _port(state, found[0], output, found[1])
+            port = _port(state, found[0], output, found[1], "queues", "ecn")
             for group in _rows(row.get("TABLE_qosgrp_egress_stats"), "ROW_qosgrp_egress_stats"):
                 _read_group(group, port)
 

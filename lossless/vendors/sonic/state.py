@@ -21,7 +21,19 @@ sonic_db_dump_load.py, redis-dump-load's format `{"KEY": {"type": "hash", "value
   updateDbPortFlapCount; `show interfaces flap` prints it).
 * CONFIG_DB PORT_QOS_MAP (`port_qos_map`): pfc_enable, the priorities qosorch programs into
   the port's SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL bitmask (sonic-swss orchagent/qosorch.cpp;
-  `pfc show priority` prints it). SONiC has no DCBX: what qosorch applied is what runs.
+  `pfc show priority` prints it). SONiC has no DCBX: what qosorch applied is what runs. A
+  port without the entry, or without pfc_enable, gets no PFC programmed: PFC off ().
+  pfcwd_sw_enable, where present, is the priorities the watchdog may watch (qosorch hands
+  it to pfcwdorch instead of pfc_enable; sonic-swss PR 2114): a lossless priority not in it
+  is not watched.
+
+The watchdog: pfcwdorch writes PFC_WD_STATUS (and its counters) into the COUNTERS hash of
+each queue it starts watching, and deletes those fields when it stops watching it (pfcwd
+stop, or not applied to the port: PfcWdOrch unregisterFromWdDb). So a planned lossless
+queue whose counters were read without PFC_WD_STATUS is not watched (enabled False), not
+unknown: its counters show the queue, and the absence is what pfcwd leaves.
+
+A counter of 2^64 - 1 is SAI's "unsupported" and reads as unknown (observed.UNSUPPORTED).
 
 Queue numbers are SONiC's queue indexes (the `:3` of "Ethernet0:3"); the watchdog is keyed
 by queue (SONiC watches queues), ingress drops by priority group. SONiC has no device-wide
@@ -34,13 +46,35 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
-from lossless.plan import DevicePlan
+from lossless.observed import (
+    INGRESS,
+    OPER,
+    PAUSE,
+    PFC,
+    QUEUE,
+    UNSUPPORTED,
+    WATCHDOG,
+    DeviceState,
+    Output,
+    PortState,
+    QueueCounters,
+    WatchdogCounters,
+)
+from lossless.plan import DevicePlan, PortPlan
 
 COMMANDS: dict[str, str] = {
     "counters": "sonic-db-dump -n COUNTERS_DB -k 'COUNTERS*' -y",
     "port_table": "sonic-db-dump -n APPL_DB -k 'PORT_TABLE:*' -y",
     "port_qos_map": "sonic-db-dump -n CONFIG_DB -k 'PORT_QOS_MAP|*' -y",
+}
+# The output each kind of state the rules need comes from (observed.unknown_kinds)
+NEEDS: dict[str, str] = {
+    OPER: "port_table",
+    PFC: "port_qos_map",
+    PAUSE: "counters",
+    QUEUE: "counters",
+    INGRESS: "counters",
+    WATCHDOG: "counters",
 }
 # A count no switch reaches (SAI counters are 64-bit): larger is junk, not a counter
 MAX_COUNTER = 2**64
@@ -67,34 +101,40 @@ def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
         if stem not in dumps:
             state.unread.append((what, f"{stem} ({COMMANDS[stem]}) not collected"))
     names = _os_names(dumps.get("port_table", {}))
-    counters = _Counters(dumps["counters"]) if "counters" in dumps else None
-    for port in device.ports:
+    counters = _Counters(dumps["counters"], outputs["counters"]) if "counters" in dumps else None
+    for port, plan in device.ports.items():
         name = names.get(port, port)
-        state.ports[port] = _port(port, name, outputs, dumps, counters, state)
+        state.ports[port] = _port(port, plan, name, outputs, dumps, counters)
     return state
 
 
 def _port(
     port: str,
+    plan: PortPlan,
     name: str,
     outputs: Mapping[str, Output],
     dumps: dict[str, Hashes],
     counters: _Counters | None,
-    state: DeviceState,
 ) -> PortState:
+    """A planned port's state (a missing PORT_TABLE entry leaves its oper state unknown:
+    verify says so, observed.unknown_kinds)."""
     result = PortState(name=port, source=_source(name, outputs, dumps))
     if "port_table" in dumps:
         entry = dumps["port_table"].get(f"PORT_TABLE:{name}")
-        if entry is None:
-            state.unread.append((f"{port} oper status", f"no PORT_TABLE:{name} in port_table"))
-        else:
+        if entry is not None:
             _link(result, entry)
+            result.sources["oper_up"] = outputs["port_table"].at(f'"PORT_TABLE:{name}"')
+    watchable = None
     if "port_qos_map" in dumps:
-        qos = dumps["port_qos_map"].get(f"PORT_QOS_MAP|{name}")
-        if qos is not None and "pfc_enable" in qos:
-            result.pfc_enabled = _priorities(qos["pfc_enable"])
+        qos = dumps["port_qos_map"].get(f"PORT_QOS_MAP|{name}", {})
+        # no entry or no pfc_enable: qosorch programs no PFC on the port
+        result.pfc_enabled = _priorities(qos.get("pfc_enable", ""))
+        result.sources["pfc_enabled"] = outputs["port_qos_map"].at(f'"PORT_QOS_MAP|{name}"')
+        if "pfcwd_sw_enable" in qos:
+            watchable = _priorities(qos["pfcwd_sw_enable"])
     if counters is not None:
-        counters.fill(result, name)
+        lossless = tuple(plan.pfc_priorities) if plan.lossless else ()
+        counters.fill(result, name, lossless, watchable)
     return result
 
 
@@ -113,14 +153,15 @@ def _link(port: PortState, entry: dict[str, str]) -> None:
     if "flap_count" in entry:
         # portsorch counts every oper-status change and a port starts down: the changes
         # alternate up, down, up..., so the down transitions are half of them, rounded down
-        port.link_flaps = _count(entry["flap_count"]) // 2
+        changes = _optional(entry["flap_count"])
+        port.link_flaps = None if changes is None else changes // 2
 
 
 class _Counters:
     """COUNTERS_DB: each port's queues and priority groups found in one pass of the maps."""
 
-    def __init__(self, hashes: Hashes):
-        self.hashes = hashes
+    def __init__(self, hashes: Hashes, output: Output):
+        self.hashes, self.output = hashes, output
         self.ports = hashes.get("COUNTERS_PORT_NAME_MAP", {})
         self.queues = _by_port(hashes.get("COUNTERS_QUEUE_NAME_MAP", {}))
         self.groups = _by_port(hashes.get("COUNTERS_PG_NAME_MAP", {}))
@@ -128,13 +169,26 @@ class _Counters:
     def stats(self, oid: str) -> dict[str, str]:
         return self.hashes.get(f"COUNTERS:{oid}", {})
 
-    def fill(self, port: PortState, name: str) -> None:
+    def at(self, oid: str) -> str:
+        return self.output.at(f'"COUNTERS:{oid}"')
+
+    def fill(
+        self,
+        port: PortState,
+        name: str,
+        lossless: tuple[int, ...],
+        watchable: tuple[int, ...] | None,
+    ) -> None:
+        """The port's counters; lossless: the plan's PFC priorities (pfcwd watches queue p
+        for priority p, pfcwdorch.cpp); watchable: pfcwd_sw_enable where it is set."""
         if name in self.ports:
             stats = self.stats(self.ports[name])
+            port.sources["pfc_rx"] = self.at(self.ports[name])
             for priority in PRIORITIES:
                 _put(port.pfc_rx, priority, stats.get(f"SAI_PORT_STAT_PFC_{priority}_RX_PKTS"))
                 _put(port.pfc_tx, priority, stats.get(f"SAI_PORT_STAT_PFC_{priority}_TX_PKTS"))
-        for queue, oid in sorted(self.queues.get(name, {}).items()):
+        queues = self.queues.get(name, {})
+        for queue, oid in sorted(queues.items()):
             stats = self.stats(oid)
             port.queues[queue] = QueueCounters(
                 tx_packets=_optional(stats.get("SAI_QUEUE_STAT_PACKETS")),
@@ -143,7 +197,14 @@ class _Counters:
             )
             if "PFC_WD_STATUS" in stats:
                 port.watchdog[queue] = _watchdog(stats)
+        for queue in lossless:
+            if queue in queues:
+                port.sources.setdefault("queues", self.at(queues[queue]))
+                port.sources.setdefault("watchdog", self.at(queues[queue]))
+                if queue not in port.watchdog or (watchable is not None and queue not in watchable):
+                    port.watchdog[queue] = WatchdogCounters(enabled=False)  # see the docstring
         for group, oid in sorted(self.groups.get(name, {}).items()):
+            port.sources.setdefault("ingress_drops", self.at(oid))
             drops = self.stats(oid).get("SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS")
             _put(port.ingress_drops, group, drops)
 
@@ -191,12 +252,15 @@ def _priorities(text: str) -> tuple[int, ...]:
 
 
 def _put(counters: dict[int, int], key: int, text: str | None) -> None:
-    if text is not None:
-        counters[key] = _count(text)
+    value = _optional(text)
+    if value is not None:
+        counters[key] = value
 
 
 def _optional(text: str | None) -> int | None:
-    return None if text is None else _count(text)
+    """A counter, None when absent or UNSUPPORTED."""
+    value = None if text is None else _count(text)
+    return None if value == UNSUPPORTED else value
 
 
 def _count(text: str) -> int:
