@@ -23,8 +23,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+import responses
 from conftest import EXAMPLES, REPO, walk
 from ruamel.yaml import YAML
 
@@ -405,3 +407,69 @@ def test_mutated_switch_state(tmp_path, case):
         snapshot.write_text(_mutated(snapshot, case), errors="surrogateescape")
         baseline = str(snapshot)
     _run("verify", str(LAB), "--state", str(state), "--baseline", baseline, "--format", "sarif")
+
+
+# -- source-of-truth answers -------------------------------------------------------------------
+
+NETBOX_DATA = REPO / "tests" / "data" / "netbox"
+NAUTOBOT_DATA = REPO / "tests" / "data" / "nautobot"
+SOURCE_CASES = 15 * SCALE
+
+
+def _mutated_answers(path: Path, case: int, count: int) -> list[dict[str, Any]]:
+    """The recorded answers of a NetBox or Nautobot with `count` bodies mutated (seeded)."""
+    exchanges: list[dict[str, Any]] = json.loads(path.read_text())
+    rng = random.Random(f"{SEED}:{path.name}:{case}")
+    for index in rng.sample(range(len(exchanges)), min(count, len(exchanges))):
+        body = exchanges[index]["body"]
+        exchanges[index]["body"] = _replace_node(rng, copy.deepcopy(body)) if body else body
+    return exchanges
+
+
+@pytest.mark.parametrize("case", range(SOURCE_CASES))
+def test_mutated_netbox_answers(tmp_path, monkeypatch, case):
+    """A NetBox whose answers are three recorded bodies mutated (a value of the wrong type, a
+    key gone, a hostile string): import writes an inventory or says what it could not read,
+    exit 0, 1 or 2, never a traceback or an internal error."""
+
+    exchanges = _mutated_answers(NETBOX_DATA / "lab.json", case, 3)
+    table = {
+        (e["path"], tuple(sorted((k, str(v)) for k, vs in e["query"].items()
+                                 for v in (vs if isinstance(vs, list) else [vs])))): e
+        for e in exchanges
+    }  # fmt: skip
+
+    def answer(request: Any) -> tuple[int, dict[str, str], str]:
+        parts = urlsplit(request.url)
+        found = table.get((parts.path, tuple(sorted(parse_qsl(parts.query)))))
+        if found is None:
+            return 404, {}, json.dumps({"detail": "Not found."})
+        return found["status"], {"API-Version": "4.2"}, json.dumps(found["body"])
+
+    monkeypatch.setenv("NETBOX_TOKEN", "0123456789abcdef0123456789abcdef01234567")
+    url = "http://netbox.example.com"
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_callback(responses.GET, re.compile(re.escape(url) + "/.*"), callback=answer)
+        _run("import", "netbox", "--url", url, "--mapping", str(REPO / "inventories" / "netbox"
+             / "lab-mapping.yaml"), "--page-size", "5", "--retries", "0",
+             "-o", str(tmp_path / "lab.yaml"))  # fmt: skip
+
+
+@pytest.mark.parametrize("case", range(SOURCE_CASES))
+def test_mutated_nautobot_answers(tmp_path, monkeypatch, case):
+    """The same for Nautobot's GraphQL answer (its one recorded body mutated three times)."""
+    [exchange] = json.loads((NAUTOBOT_DATA / "lab-2.4.json").read_text())
+    rng = random.Random(f"{SEED}:nautobot:{case}")
+    body = exchange["body"]
+    for _ in range(3):
+        body = _replace_node(rng, body)
+
+    def answer(_request: Any) -> tuple[int, dict[str, str], str]:
+        return exchange["status"], {}, json.dumps(body)
+
+    monkeypatch.setenv("NAUTOBOT_TOKEN", "nautobot-test-token-0123456789abcdef0123")
+    url = "https://nautobot.example.com"
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add_callback(responses.POST, f"{url}/api/graphql/", callback=answer)
+        _run("import", "nautobot", "--url", url, "--mapping", str(NAUTOBOT_DATA / "mapping.yaml"),
+             "--retries", "0", "-o", str(tmp_path / "lab.yaml"))  # fmt: skip
