@@ -21,8 +21,11 @@ key, a port left out, `{}`) is a warning rather than silence.
 from __future__ import annotations
 
 import json
+import re
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 # 2^64 - 1: what a counter the ASIC does not support reads as (SAI's and several CLIs'
@@ -50,13 +53,47 @@ class Output:
 
     def at(self, needle: str) -> str:
         """SOURCE:LINE:COL of the first occurrence of needle (line 1 if it is not there):
-        where a finding about what the needle names points."""
-        offset = self.text.find(needle)
+        where a finding about what the needle names points. Readers ask this for every port
+        and counter of large outputs (a SONiC COUNTERS dump is ~1 MB): a quoted needle (a
+        JSON key) is looked up in an index of the output's strings, and lines are found by
+        bisection, each made once per output, not by a search from the start per call."""
+        asked = self.__dict__["_asked"] = self.__dict__.get("_asked", 0) + 1  # frozen: no setattr
+        indexed = asked > INDEX_AFTER_LOOKUPS and needle[:1] == needle[-1:] == '"'
+        offset = self._strings.get(needle, -1) if indexed else -1
+        if offset < 0:
+            offset = self.text.find(needle)
         if offset < 0:
             return f"{self.source}:1:1"
-        line = self.text.count("\n", 0, offset) + 1
-        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
-        return f"{self.source}:{line}:{column}"
+        if asked <= INDEX_AFTER_LOOKUPS:
+            line = self.text.count("\n", 0, offset) + 1
+            return f"{self.source}:{line}:{offset - self.text.rfind(chr(10), 0, offset)}"
+        line = bisect_right(self._line_starts, offset)
+        return f"{self.source}:{line}:{offset - self._line_starts[line - 1] + 1}"
+
+    @cached_property
+    def parsed(self) -> Any:
+        """The output read as JSON (every reader reads JSON), once: collect.py checks it is
+        JSON before the reader reads it."""
+        return json.loads(self.text)
+
+    @cached_property
+    def _strings(self) -> dict[str, int]:
+        """Each JSON string of the text (quotes included) -> where it first stands."""
+        first: dict[str, int] = {}
+        for match in _JSON_STRING.finditer(self.text):
+            first.setdefault(match.group(), match.start())
+        return first
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        return [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
+
+
+# An output asked for more places than this gets its strings and lines indexed (a per-port
+# output is asked for a few; a COUNTERS dump for every port and queue)
+INDEX_AFTER_LOOKUPS = 16
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_NEWLINE = re.compile("\n")
 
 
 @dataclass
@@ -219,7 +256,7 @@ def output_folder(outputs: Mapping[str, Output]) -> str:
 def json_object(output: Output) -> dict[str, Any]:
     """An output that must be one JSON object (a `| json` answer); anything else is an
     error naming the output."""
-    data = json.loads(output.text)
+    data = output.parsed
     if not isinstance(data, dict):
         raise TypeError(f"{output.source}: expected a JSON object, got {type(data).__name__}")
     return data

@@ -31,7 +31,6 @@ switch (it is set per interface), so DeviceState.watchdog_enabled stays None.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -267,7 +266,7 @@ def _object(value: Any, what: str) -> dict[str, Any]:
 def _tree(output: Output) -> dict[str, Any]:
     """NVUE's JSON: one object."""
     try:
-        data = json.loads(output.text)
+        data = output.parsed
     except RecursionError:
         raise ValueError(f"{output.source}: JSON nested too deep") from None
     return _object(data, output.source)

@@ -42,7 +42,6 @@ watchdog switch (PFC_WD is per port), so DeviceState.watchdog_enabled stays None
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -275,7 +274,7 @@ def _count(text: str) -> int:
 def _hashes(output: Output) -> Hashes:
     """A sonic-db-dump of hashes: {key: {"type": "hash", "value": {field: string}}}."""
     try:
-        data: Any = json.loads(output.text)
+        data: Any = output.parsed
     except RecursionError:
         raise ValueError(f"{output.source}: JSON nested too deep") from None
     if not isinstance(data, dict):
