@@ -178,14 +178,14 @@ def _replace_node(rng: random.Random, data: Any) -> Any:
     for part in path[:-1]:
         parent = parent[part]
     action = rng.random()
-    if action < 0.6:
-        parent[path[-1]] = rng.choice(HOSTILE_VALUES)
+    if action < 0.6:  # a copy: a later mutation must not change the shared constant
+        parent[path[-1]] = copy.deepcopy(rng.choice(HOSTILE_VALUES))
     elif action < 0.8 and isinstance(parent, dict):
         del parent[path[-1]]
     elif isinstance(parent, dict):
         parent[str(rng.choice(HOSTILE_VALUES))] = parent[path[-1]]  # renamed copy
     else:
-        parent.append(parent[path[-1]])
+        parent.append(copy.deepcopy(parent[path[-1]]))
     return data
 
 
