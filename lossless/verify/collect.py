@@ -141,7 +141,7 @@ def read_device(
 def _not_json(output: Output) -> tuple[str, str] | None:
     """(FILE:LINE:COL, why) of an output that is not JSON (every reader reads JSON)."""
     try:
-        output.parsed  # parsed once here, kept for the reader
+        _ = output.parsed  # parsed once here, kept for the reader
     except json.JSONDecodeError as error:
         return f"{output.source}:{error.lineno}:{error.colno}", (
             f"{output.source}:{error.lineno}:{error.colno}: not JSON: {error.msg}"
