@@ -111,6 +111,9 @@ def fabric(links: int) -> dict:
         far = {k: b[k] for k in ("id", "name", "display", "url", "device", "cable", "_occupied")}
         traces[a["id"]] = [[[near], full, [far]]]
         traces[b["id"]] = [[[far], full, [near]]]
+        # NetBox lists the end of each interface's cable path with the interface
+        a["connected_endpoints"], b["connected_endpoints"] = [far], [near]
+        a["connected_endpoints_type"] = b["connected_endpoints_type"] = "dcim.interface"
 
     leaf_devs = [device(f"leaf{i + 1:03d}", "leaf", "sn5600", "sonic") for i in range(leaves)]
     spine_devs = [device(f"spine{i + 1:03d}", "spine", "sn5600", "sonic") for i in range(spines)]

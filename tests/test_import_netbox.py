@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -657,3 +658,66 @@ def test_the_header_names_the_mapping_relative_to_the_output(tmp_path, monkeypat
     assert f"# Imported from NetBox {URL} with the mapping lab-mapping.yaml\n" in (
         capsys.readouterr().out
     )
+
+
+def test_traces_are_in_flight_together_and_each_link_traced_once(tmp_path, monkeypatch):
+    """A real NetBox answers a trace in tens of ms: several are asked at once (and the far end
+    NetBox lists, connected_endpoints, is not traced again), with the same inventory."""
+    import threading
+
+    from lossless.importers import netbox as netbox_module
+
+    alone = tmp_path / "alone.yaml"
+    monkeypatch.setattr(netbox_module, "TRACE_WORKERS", 1)
+    with netbox(recording("lab.json")):
+        assert run_import(tmp_path, monkeypatch, "-o", str(alone)) == 0
+    monkeypatch.setattr(netbox_module, "TRACE_WORKERS", 8)
+    exchanges = recording("lab.json")
+    in_flight, most, lock = [0], [0], threading.Lock()
+    table = {_key(e["path"], _pairs(e["query"])): e for e in exchanges}
+
+    def slow(request: Any) -> tuple[int, dict[str, str], str]:
+        parts = urlsplit(request.url)
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.05 if parts.path.endswith("/trace/") else 0)
+        with lock:
+            in_flight[0] -= 1
+        found = table[_key(parts.path, parse_qsl(parts.query))]
+        return found["status"], {}, json.dumps(found["body"])
+
+    together = tmp_path / "together.yaml"
+    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
+        mock.add_callback(responses.GET, re.compile(re.escape(URL) + "/.*"), callback=slow)
+        assert run_import(tmp_path, monkeypatch, "-o", str(together)) == 0
+        assert len(mock.calls) == len(exchanges)  # every recorded request, once
+    assert most[0] > 1
+    assert together.read_text() == alone.read_text()
+
+
+def test_a_wrong_connected_endpoint_costs_a_trace_not_a_link(tmp_path, monkeypatch):
+    """connected_endpoints only saves traces. Here NetBox lists 1003 as 1001's far end and
+    1004 as 1002's (the links are 1001-1002 and 1003-1004): 1001 and 1002 are traced first
+    (1002 answered with 1001's path reversed), 1003 and 1004 skipped; 1003 is traced after
+    all, and the links are those of the right listing."""
+    right = tmp_path / "right.yaml"
+    with netbox(recording("lab.json")):
+        assert run_import(tmp_path, monkeypatch, "-o", str(right)) == 0
+    wrong = recording("lab.json")
+    for exchange in wrong:
+        if exchange["path"] == "/api/dcim/interfaces/":
+            for item in exchange["body"]["results"]:
+                far = {1001: 1003, 1002: 1004}.get(item["id"])
+                if far is not None:
+                    item["connected_endpoints"] = [{"id": far}]
+    [first] = [e for e in wrong if e["path"] == "/api/dcim/interfaces/1001/trace/"]
+    back = [[far, cable, near] for near, cable, far in reversed(first["body"])]
+    wrong.append(dict(first, path="/api/dcim/interfaces/1002/trace/", body=back))
+    misled = tmp_path / "misled.yaml"
+    with netbox(wrong) as asked:
+        assert run_import(tmp_path, monkeypatch, "-o", str(misled)) == 0
+    traces = [url.split("/")[-3] for url in asked if url.endswith("/trace/")]
+    assert {"1001", "1002", "1003"} <= set(traces) and "1004" not in traces
+    assert traces.index("1003") > traces.index("1002")  # after the first traces
+    assert misled.read_text() == right.read_text()

@@ -11,7 +11,7 @@ rest-api/; the OpenAPI schema every NetBox serves at /api/schema/), written for 
   a list of `[near-end terminations, cable, far-end terminations]`, one per cable, through
   front and rear ports of patch panels; the cable is NetBox's `TracedCableSerializer` (`id`,
   `label`, `type`, `length`, `length_unit`). One trace per connection: the far end found is
-  not traced again.
+  not traced again; TRACE_WORKERS traces are in flight at once.
 
 The HTTP session (`http_session`, Nautobot's too) sets a timeout on every request and retries
 connection errors, 429 and 5xx with exponential backoff (honouring Retry-After, bounded). A
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -45,6 +46,9 @@ from lossless.text.printable import printable
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 60.0
 DEVICES_PER_REQUEST = 50
+# Traces are one request per link (NetBox has no bulk trace) and a real NetBox takes tens of
+# ms for one: this many in flight at once
+TRACE_WORKERS = 8
 PAGE_SIZE = 1000  # NetBox's default MAX_PAGE_SIZE
 FILTER_KEYS = ("site", "role", "tag", "location", "tenant")
 
@@ -220,18 +224,50 @@ def _read(get: Getter, base: str, filters: dict[str, list[str]], page_size: int)
         for item in get("dcim/interfaces", {"device_id": batch, "cabled": "true"}, page_size):
             interfaces[int(item["id"])] = item
     data = SourceData("NetBox", base, devices, [_interface(i) for i in interfaces.values()], [])
+    candidates = [i for i in sorted(interfaces) if not interfaces[i].get("mgmt_only")]
+
+    def trace(interface_id: int) -> list[Any]:
+        return list(get(f"dcim/interfaces/{interface_id}/trace"))
+
     traced: set[int] = set()
-    for interface_id in sorted(interfaces):
-        if interface_id in traced or interfaces[interface_id].get("mgmt_only"):
-            continue
-        path = list(get(f"dcim/interfaces/{interface_id}/trace"))
+
+    def take(interface_id: int, path: list[Any]) -> None:
+        if interface_id in traced:  # the far end of a path traced already: listed wrong
+            return
         connection, far_id = _connection(path, data)
         traced.add(interface_id)
         if far_id is not None:
             traced.add(far_id)
         if connection is not None:
             data.connections.append(connection)
+
+    # Those a trace one at a time asks for (the far end NetBox lists with an interface,
+    # `connected_endpoints`, is not traced again), in flight together and taken in order;
+    # then, one at a time, any that the traces showed the listing wrong about
+    first = _first_ends(candidates, interfaces)
+    with ThreadPoolExecutor(TRACE_WORKERS) as pool:
+        for interface_id, path in zip(first, pool.map(trace, first), strict=True):
+            take(interface_id, path)
+    for interface_id in candidates:
+        if interface_id not in traced:
+            take(interface_id, trace(interface_id))
     return data
+
+
+def _first_ends(candidates: list[int], interfaces: dict[int, dict[str, Any]]) -> list[int]:
+    """The interfaces to trace, in id order: each but one whose lower-id far end (NetBox's
+    `connected_endpoints`, the end of its cable path) is traced already."""
+    chosen, covered = [], set()
+    for interface_id in candidates:
+        if interface_id in covered:
+            continue
+        chosen.append(interface_id)
+        far = interfaces[interface_id].get("connected_endpoints") or []
+        if isinstance(far, list) and len(far) == 1 and isinstance(far[0], dict):
+            end = far[0].get("id")
+            if isinstance(end, int) and not isinstance(end, bool):
+                covered.add(end)
+    return chosen
 
 
 def _slug(value: Any) -> str | None:
