@@ -260,40 +260,7 @@ def test_a_gated_push_goes_on_while_the_waves_verify(run, tmp_path, credentials)
     assert len(order["gates"][1]["devices"]) == 2  # every device changed so far
 
 
-def test_a_failing_gate_stops_the_rollout_and_says_how_to_roll_back(run, tmp_path, credentials):
-    root = tmp_path / "mock"
-    _mock_push(root, "spine1", confirm=True)
-    _mock_push(root, "leaf3", confirm=False)
-    _mock_state(root, BEFORE, 0, ("spine1", "leaf3"))
-    storm = _with_fault(tmp_path, "storm")
-    _mock_state(root, storm, 1, ("spine1", "leaf3"))
-    result = _gated_push(run, root)
-    assert result.code == 1
-    data = json.loads(result.out)
-    first = _first_wave(result)
-    second = ({"spine1", "leaf3"} - {first}).pop()
-    [gate] = data["order"]["gates"]
-    assert gate["passed"] is False and gate["devices"] == [first]
-    assert {e["rule"] for e in gate["errors"]} == {"LL304"}
-    devices = {d["device"]: d for d in data["devices"]}
-    assert devices[first]["status"] == "changed"
-    assert devices[second]["status"] == "skipped"
-    assert "gate after an earlier wave failed" in devices[second]["message"]
-    assert any("rollback()" in line for line in data["order"]["rollback"])
-    text = _gated_push(run, root, "--format", "text")
-    assert "gate after wave 1" in text.out and "FAILED" in text.out
-
-
-def test_a_failing_gate_can_roll_back(run, tmp_path, credentials):
-    root = tmp_path / "mock"
-    _mock_push(root, "spine1", confirm=True)
-    _mock_push(root, "leaf3", confirm=False)
-    _mock_state(root, BEFORE, 0, ("spine1", "leaf3"))
-    _mock_state(root, _with_fault(tmp_path, "storm"), 1, ("spine1", "leaf3"))
-    result = _gated_push(run, root, "--rollback-on-gate-failure")
-    assert result.code == 1
-    devices = {d["device"]: d for d in json.loads(result.out)["devices"]}
-    assert devices[_first_wave(result)]["status"] == "rolled-back"
+# A failing gate and its rollback: tests/test_push_gate.py (the pre-change config restored).
 
 
 def test_the_gate_needs_a_baseline_of_every_device(run, tmp_path, credentials):

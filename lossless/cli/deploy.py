@@ -1,11 +1,13 @@
 """`lossless diff` (what would change on each switch: against running-config backups, or
 live through napalm, dry run) and `lossless push` (load the rendered configs, canary first,
-in the change order, with commit-confirm and a post-check)."""
+in the change order, with commit-confirm and a post-check, the running configs saved first)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lossless.cli.inputs import folder, load
@@ -13,6 +15,7 @@ from lossless.cli.selection import chosen_devices
 from lossless.errors import UsageError
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
+from lossless.text.printable import printable
 
 if TYPE_CHECKING:
     from lossless.deploy.live import Deployer
@@ -67,16 +70,22 @@ def push_command(args: argparse.Namespace) -> int:
         raise UsageError("--settle and --rollback-on-gate-failure are for --gate")
     if args.settle < 0:
         raise UsageError("--settle takes seconds >= 0")
+    if args.backup is not None and not args.commit:
+        raise UsageError("--backup saves the running configs before a commit: add --commit")
+    from lossless.deploy.live import PushGate, check_backup, napalm_driver
+
     plan = plan_fabric(inventory)
     selected = [d for name, d in plan.devices.items() if name in chosen]
-    waves = _waves(args.wave, len(selected))
+    # percentages of the devices pushed: those napalm has a driver for
+    waves = _waves(args.wave, sum(1 for d in selected if napalm_driver(d)))
     gate = None
     if args.gate:
         if not args.commit:
             raise UsageError("--gate verifies committed waves: add --commit")
-        from lossless.deploy.live import PushGate
-
         gate = PushGate(args.settle, args.rollback_on_gate_failure)
+    backup = _backup_folder(args) if args.commit else None
+    if backup is not None:
+        check_backup(backup)
     errors = blocking_errors(plan, (d.name for d in selected))
     if errors:
         print(text(errors))
@@ -94,9 +103,15 @@ def push_command(args: argparse.Namespace) -> int:
             split_links=args.split_links,
             waves=waves,
             gate=gate,
+            backup=backup,
         )
     print(render_results(results, args.format, push.order, push), end="")
-    if push.gate_failed:
+    if push.backup:
+        print(
+            printable(f"lossless: running configs before the push saved in {push.backup}"),
+            file=sys.stderr,
+        )
+    if push.gate_failed or push.stopped is not None:
         return 1
     unsupported = [r.device for r in results if r.status == "no-driver"]
     if args.commit and unsupported and not args.skip_unsupported:
@@ -119,6 +134,20 @@ def _waves(texts: list[str], total: int) -> list[int] | None:
         return wave_sizes(texts, total)
     except ValueError as error:
         raise UsageError(str(error)) from None
+
+
+def _backup_folder(args: argparse.Namespace) -> Path:
+    """--backup, or a new folder named by the time (UTC) in the current folder (with --mock,
+    in the mock folder: a rehearsal leaves nothing behind where it ran)."""
+    if args.backup is not None:
+        return Path(args.backup)
+    where = Path(args.mock) if args.mock else Path(".")
+    stem = "lossless-backup-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    folder, number = where / stem, 1
+    while folder.exists() or folder.is_symlink():  # two pushes in one second
+        number += 1
+        folder = where / f"{stem}-{number}"
+    return folder
 
 
 def _require_deploy_extra() -> None:

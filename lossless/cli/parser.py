@@ -323,8 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
     push.add_argument(
         "--rollback-on-gate-failure",
         action="store_true",
-        help="with --gate, roll back every device changed so far when a gate fails "
+        help="with --gate, roll back every device changed so far when a gate or a device "
+        "fails: its running config saved before the push replaces the running one "
         "(default: stop and say how)",
+    )
+    push.add_argument(
+        "--backup",
+        metavar="DIR",
+        help="with --commit, save every device's running config here before any change "
+        "(default: a new lossless-backup-<UTC time> folder in the current folder)",
     )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)

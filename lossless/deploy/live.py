@@ -13,12 +13,23 @@ in the change order, stopping at the first failure. Where the driver has commit-
 junos) the commit is made with revert_in, the running config is read back and parsed, and only
 if it matches the plan for what lossless owns is the commit confirmed; elsewhere (nxos) a
 failed post-check rolls back. Any failure before the commit discards the candidate.
+
+Before the first commit every device's running config is saved (save_backup): rolling back
+after a push is one mechanism on every OS, that config put back whole (napalm
+load_replace_candidate + commit_config, or the per-OS commands RESTORE prints). napalm's own
+rollback() cannot undo a confirmed push: Junos's confirm_commit() is a second commit (rollback 1
+is then the new config) and EOS's rollback-0 is the startup config (napalm 5.2 junos.py, eos.py).
+
+The gate (PushGate) fails on every error of `verify` and on the GATE_WARNINGS that say the
+change may have hurt or hidden something: state that could not be read, a link that went down,
+counters that reset.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +47,9 @@ from lossless.deploy.order import (
     batch_lines,
     broken_links,
     change_order,
+    link_tiers,
     push_batches,
+    tier_warnings,
     wave_batches,
 )
 from lossless.errors import InputError, UsageError
@@ -44,11 +57,12 @@ from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside
+from lossless.system.writing import write_atomically
 from lossless.text.grammar import plural
 from lossless.vendors.registry import vendor_for
-from lossless.vendors.rendering import render_device
+from lossless.vendors.rendering import file_name, render_device
 from lossless.vendors.untrusted import diff_text, parse_config
-from lossless.verify.collect import Snapshot, commands, snapshot_from_outputs
+from lossless.verify.collect import Snapshot, commands, reader, snapshot_from_outputs
 from lossless.verify.judge import judge
 
 # drivers with revert_in + confirm_commit (docs/reference/ecosystem.md 1)
@@ -92,6 +106,10 @@ class LiveResult:
     # `verify --live` and push's gate: the show outputs read (stem -> text), and when
     outputs: dict[str, str] = field(default_factory=dict)
     read_at: float | None = None
+    # push: the running config read before it (saved, never printed), and whether a commit
+    # of this push stands on the device (rolling back is for those)
+    running: str = field(default="", repr=False)
+    committed: bool = False
 
     @property
     def failed(self) -> bool:
@@ -109,20 +127,27 @@ class LiveResult:
         }
 
 
-# What napalm's rollback() restores, per driver (napalm 5: eos.py, junos.py, nxos.py)
-ROLLBACK = {
-    "eos": "`configure replace flash:rollback-0` (the config before the commit)",
-    "junos": "`rollback 1` and commit",
-    "nxos": "`rollback running-config file rollback_config.txt` (napalm's checkpoint from "
-    "before the commit)",
+# How to put a saved running config back by hand, per driver: the whole config replaces the
+# running one, as napalm's load_replace_candidate + commit_config does (napalm 5.2: eos.py
+# `rollback clean-config` then the lines, committed and `write memory`; nxos.py `rollback
+# running-config file`; junos.py `load override`). Never the rendered fragment: a replace with
+# it would remove everything lossless does not own.
+RESTORE = {
+    "eos": "copy it to the switch as flash:{name}, then `configure replace flash:{name}` and "
+    "`write memory`",
+    "nxos": "copy it to the switch as bootflash:{name}, then `rollback running-config file "
+    "bootflash:{name}` and `copy running-config startup-config`",
+    "junos": "copy it to the switch as /var/tmp/{name}, then in configuration mode `load "
+    "override /var/tmp/{name}` and `commit`",
 }
 
 
 @dataclass(frozen=True)
 class PushGate:
     """Push waves gated on `verify`: after each wave, wait `settle_s`, read the state of
-    every device changed so far and judge it against the baseline read before the push; an
-    error stops the rollout (and with `rollback`, rolls the changed devices back)."""
+    every device changed so far and judge it against the baseline read before the push;
+    what fails the gate (gate_findings) stops the rollout, and so does a failed device; with
+    `rollback`, the devices changed so far get their saved running configs back."""
 
     settle_s: float
     rollback: bool = False
@@ -160,17 +185,33 @@ class PushPlan:
     canary: int
     batch_size: int
     waves: list[int] | None = None  # `--wave` sizes: the batches are waves
+    tiers: dict[str, list[str]] = field(default_factory=dict)  # order.link_tiers
     gates: list[GateResult] = field(default_factory=list)
-    rollback: list[str] = field(default_factory=list)  # how to roll back after a failed gate
+    rollback: list[str] = field(default_factory=list)  # how to roll back after a stop
+    backup: str = ""  # the folder the running configs were saved in before the push
+    stopped: int | None = None  # the wave (batch) that stopped the rollout
+    stop_reason: str = ""
 
     @property
     def gate_failed(self) -> bool:
         return any(not g.passed for g in self.gates)
 
+    @property
+    def unit(self) -> str:
+        return "wave" if self.waves else "batch"
+
+    def stop_line(self) -> str:
+        """'the rollout stopped at wave N (why)', or '' when it did not stop."""
+        if self.stopped is None:
+            return ""
+        return f"the rollout stopped at {self.unit} {self.stopped} ({self.stop_reason})"
+
     def lines(self) -> list[str]:
         lines = self.order.lines() + batch_lines(
-            self.batches, self.canary, self.batch_size, self.waves
+            self.batches, self.canary, self.batch_size, self.waves, self.tiers
         )
+        if self.backup:
+            lines.append(f"running configs before the push saved in {self.backup}")
         for gate in self.gates:
             verdict = "passed" if gate.passed else f"FAILED ({plural(len(gate.errors), 'error')})"
             lines.append(f"gate after wave {gate.wave} ({', '.join(gate.devices)}): {verdict}")
@@ -178,15 +219,111 @@ class PushPlan:
                 f"  {f.rule} {':'.join(x for x in (f.device, f.port) if x)}: {f.message}"
                 for f in gate.errors
             ]
-        return lines + self.rollback
+        return lines + ([self.stop_line()] if self.stopped is not None else []) + self.rollback
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.order.to_dict(),
             "batches": self.batches,
+            "warnings": tier_warnings(self.batches, self.tiers) if self.waves else [],
             "gates": [g.to_dict() for g in self.gates],
+            "gate_failed": self.gate_failed,
+            "stopped": self.stopped,
+            "stop_reason": self.stop_reason,
+            "backup": self.backup,
             "rollback": self.rollback,
         }
+
+
+# -- the gate ---------------------------------------------------------------------------------
+
+# Warnings that fail a gate on a changed device (docs/verify.md): state the gate could not read
+# is not shown to be fine (LL310), a link that went down or flapped (LL311) and counters that
+# went back, a restart (LL309), are the change's doing until shown otherwise. Excused: what an
+# OS's reader always states unread (always_unread), and a port down in the baseline too.
+GATE_WARNINGS = ("LL309", "LL310", "LL311")
+
+
+def gate_findings(
+    plan: FabricPlan, now: Snapshot, before: Snapshot | None, devices: Collection[str]
+) -> list[Finding]:
+    """What fails a gate over `devices`: every error verify finds, and each of the
+    GATE_WARNINGS it finds that is not excused."""
+    verdict = judge(plan, now, before, devices=devices)
+    limits = {name: always_unread(plan.devices[name]) for name in devices}
+    return [
+        f
+        for f in verdict.findings
+        if f.severity == "error"
+        or (f.rule in GATE_WARNINGS and not _excused(f, now, before, limits))
+    ]
+
+
+def always_unread(device: DevicePlan) -> set[str]:
+    """LL310's words for what the device's OS reader states unread whatever its outputs say
+    (EOS and NX-OS count pause frames per port, Junos shows no operational PFC priorities):
+    what it states when it reads no output at all, but for the missing outputs themselves
+    (observed.read_outputs: "no output of `COMMAND`")."""
+    found = reader(device.os)
+    if found is None:
+        return set()
+    missing = {f"no output of `{command}`" for command in commands(device).values()}
+    # rules.state_unread's words: should they change, nothing is excused (the gate fails)
+    return {
+        f"not checked: {what} ({why})"
+        for what, why in found.read({}, device).unread
+        if why not in missing
+    }
+
+
+def _excused(
+    finding: Finding, now: Snapshot, before: Snapshot | None, limits: dict[str, set[str]]
+) -> bool:
+    if finding.rule == "LL310":
+        return finding.message in limits.get(finding.device or "", set())
+    if finding.rule == "LL311":  # down now, and down before the push too
+        return before is not None and _down(now, finding) and _down(before, finding)
+    return False
+
+
+def _down(snapshot: Snapshot, finding: Finding) -> bool:
+    state = snapshot.devices.get(finding.device or "")
+    port = state.ports.get(finding.port or "") if state is not None else None
+    return port is not None and port.oper_up is False
+
+
+# -- the backup -------------------------------------------------------------------------------
+
+
+def check_backup(folder: Path) -> None:
+    """A usage error for a --backup folder that cannot take the backup: a symlink (the
+    backup could land anywhere), or something else than a folder."""
+    if folder.is_symlink():
+        raise UsageError(f"--backup {folder}: a symlink; refused (give the folder itself)")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--backup {folder}: not a folder")
+    if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--backup {folder}: not writable")
+
+
+def save_backup(folder: Path, texts: dict[str, str]) -> None:
+    """The running configs read before the push (file name -> text) written into `folder`
+    atomically (system/writing.py: all or none), before anything changes: what a rollback
+    puts back. A new folder is private (0700): running configs hold secrets. A file of that
+    name there already (an earlier push's backup) is a usage error, never overwritten."""
+    check_backup(folder)
+    for name in texts:
+        path = inside(folder, name, "--backup")
+        if path.exists() or path.is_symlink():
+            raise UsageError(
+                f"--backup {folder}: {name} is there already (an earlier push's backup?); "
+                "give a new folder"
+            )
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"--backup {folder}: {error.strerror}") from None
+    write_atomically(folder, texts)
 
 
 def live_order(plan: FabricPlan, results: list[LiveResult]) -> ChangeOrder:
@@ -222,6 +359,8 @@ class Deployer:
         self.credentials = credentials
         self.mock_dir = mock_dir
         self.workers = workers
+        # push: device -> (the file its running config was saved in, that config)
+        self.saved: dict[str, tuple[Path, str]] = {}
 
     def _nornir(self, devices: list[DevicePlan], mock_folder: str = "") -> Nornir:
         ConnectionPluginRegister.auto_register()  # nornir_napalm's "napalm" connection
@@ -373,11 +512,14 @@ class Deployer:
         split_links: bool = False,
         waves: list[int] | None = None,
         gate: PushGate | None = None,
+        backup: Path | None = None,
     ) -> tuple[list[LiveResult], PushPlan]:
-        """Read every running config, order the devices (docs/change-impact.md), then push
-        batch by batch (or wave by wave); nothing is pushed while a read failed or, unless
-        split_links, while a PFC-coupled change would leave a link's other end out. With a
-        gate (and commit), each wave is verified before the next (docs/verify.md)."""
+        """Read every running config, order the devices (docs/change-impact.md), save the
+        running configs in `backup` (with commit), then push batch by batch (or wave by
+        wave); nothing is pushed while a read failed or, unless split_links, while a
+        PFC-coupled change would leave a link's other end out. With a gate (and commit),
+        each wave is verified before the next (docs/verify.md). A failed device or gate
+        stops the rollout and says how to roll back every device changed so far."""
         if commit:
             check_revert_in(devices, revert_in)
         supported = [d for d in devices if napalm_driver(d)]
@@ -388,38 +530,56 @@ class Deployer:
             {r.device: r for r in self._run(supported, self._read, progress)} if supported else {}
         )
         order = live_order(self.plan, [results.get(d.name) or reads[d.name] for d in devices])
-        batches = wave_batches(order, waves) if waves else push_batches(order, canary, batch_size)
-        plan = PushPlan(order, batches, canary, batch_size, waves)
+        tiers = link_tiers(self.plan)
+        batches = (
+            wave_batches(order, waves, tiers) if waves else push_batches(order, canary, batch_size)
+        )
+        plan = PushPlan(order, batches, canary, batch_size, waves, tiers=tiers)
         refusal = self._refusal(reads, order, commit, split_links)
-        by_name = {d.name: d for d in supported}
         baseline = None
         if not refusal and commit and gate is not None:
             baseline = self.read_state(supported, lambda _: None)
-            if baseline.failures:
-                refusal = "not pushed: the gate needs every device's state before the push (" + (
-                    "; ".join(f"{n}: {why}" for n, why in sorted(baseline.failures.items())) + ")"
-                )
+            refusal = self._baseline_refusal(baseline, [d.name for d in supported])
         if refusal:
             for name, read in reads.items():
                 if not read.failed:
                     read.status, read.message = "skipped", refusal
                 results[name] = read
             return [results[d.name] for d in devices], plan
-        stopped = False
+        if commit and backup is not None and supported:
+            save_backup(backup, {file_name(d): reads[d.name].running for d in supported})
+            plan.backup = str(backup)
+            self.saved = {d.name: (backup / file_name(d), reads[d.name].running) for d in supported}
+        self._roll_out(plan, reads, results, commit, revert_in, progress, baseline, gate)
+        return [results[d.name] for d in devices], plan
+
+    def _roll_out(
+        self,
+        plan: PushPlan,
+        reads: dict[str, LiveResult],
+        results: dict[str, LiveResult],
+        commit: bool,
+        revert_in: int,
+        progress: Callable[[str], None],
+        baseline: Snapshot | None,
+        gate: PushGate | None,
+    ) -> None:
+        """The batches in turn, each gated when there is a gate; the first failed device or
+        gate stops the rollout (_stop)."""
         changed_so_far: list[str] = []
         for number, batch in enumerate(plan.batches, start=1):
-            if stopped:
+            if plan.stopped is not None:
                 for name in batch:
                     results[name] = reads[name]
                     results[name].status = "skipped"
                     results[name].message = (
-                        "the gate after an earlier wave failed"
+                        f"the gate after an earlier {plan.unit} failed"
                         if plan.gate_failed
-                        else "an earlier batch failed"
-                    )
+                        else f"an earlier {plan.unit} failed"
+                    ) + f": {plan.stop_line()}"
                 continue
             done = self._run(
-                [by_name[name] for name in batch],
+                [self.plan.devices[name] for name in batch],
                 lambda c, d: self._push_one(c, d, commit, revert_in),
                 progress,
             )
@@ -427,7 +587,6 @@ class Deployer:
                 result.changes = reads[result.device].changes
                 result.impacts = reads[result.device].impacts
                 results[result.device] = result
-                stopped = stopped or result.failed
             failed = {r.device for r in done if r.failed}
             changed = {r.device for r in done if r.status == "changed"}
             for name, links in broken_links(plan.order, failed, changed).items():
@@ -435,54 +594,95 @@ class Deployer:
                     "; its PFC-coupled link peer failed, so these links disagree on PFC until "
                     "both ends match: " + ", ".join(links)
                 )
-            changed_so_far += [r.device for r in done if r.status == "changed"]
-            if baseline is not None and gate is not None and not stopped and changed_so_far:
-                stopped = not self._gate(plan, number, changed_so_far, baseline, gate, results)
-        return [results[d.name] for d in devices], plan
+            changed_so_far += [r.device for r in done if r.committed]
+            passed = True
+            if baseline is not None and gate is not None and changed_so_far:
+                passed = self._gate(plan, number, changed_so_far, baseline, gate)
+            why = [f"{', '.join(sorted(failed))} failed"] if failed else []
+            why += [] if passed else ["its gate failed"]
+            if why:
+                self._stop(plan, number, "; ".join(why), results, gate)
+
+    def _baseline_refusal(self, baseline: Snapshot, names: list[str]) -> str:
+        """Why the gate has no baseline to judge by ('' when it has): a device whose state
+        cannot be read, or lacks what the gate would fail on (gate_findings' LL310)."""
+        unread = [f for f in gate_findings(self.plan, baseline, None, names) if f.rule == "LL310"]
+        if not unread:
+            return ""
+        return "not pushed: the gate needs every device's state before the push (" + (
+            "; ".join(f"{f.device}: {f.message}" for f in unread) + ")"
+        )
 
     def _gate(
-        self,
-        plan: PushPlan,
-        wave: int,
-        changed: list[str],
-        baseline: Snapshot,
-        gate: PushGate,
-        results: dict[str, LiveResult],
+        self, plan: PushPlan, wave: int, changed: list[str], baseline: Snapshot, gate: PushGate
     ) -> bool:
-        """Verify every device changed so far against the baseline; True when it passes.
-        A failure says how to roll back, or rolls back when the gate says so."""
+        """Verify every device changed so far against the baseline; True when it passes."""
         gate.sleep(gate.settle_s)
         devices = [self.plan.devices[name] for name in changed]
         now = self.read_state(devices, lambda _: None, reading=wave)
-        verdict = judge(self.plan, now, baseline, devices=changed)
-        errors = [f for f in verdict.findings if f.severity == "error"]
+        errors = gate_findings(self.plan, now, baseline, changed)
         plan.gates.append(GateResult(wave, list(changed), errors))
-        if not errors:
-            return True
-        if gate.rollback:
-            for result in self._run(devices, self._roll_back, lambda _: None):
-                results[result.device].status = result.status
-                results[result.device].message += f"; gate after wave {wave} failed: " + (
-                    result.message
-                )
-            return False
-        plan.rollback = [
-            f"the gate after wave {wave} failed: the rollout stopped. To roll back the "
-            "devices changed so far, push the previous inventory (git checkout the last good "
-            "commit; lossless push --commit --device ...), or on each device napalm's "
-            "rollback() does:"
-        ] + [
-            f"  {name}: {ROLLBACK.get(napalm_driver(self.plan.devices[name]) or '', 'n/a')}"
-            for name in changed
-        ]
-        return False
+        return not errors
 
-    def _roll_back(self, connection: Any, device: DevicePlan) -> LiveResult:
+    def _stop(
+        self,
+        plan: PushPlan,
+        number: int,
+        why: str,
+        results: dict[str, LiveResult],
+        gate: PushGate | None,
+    ) -> None:
+        """Stop the rollout at batch `number`: with a gate that rolls back, put the saved
+        running config back on every device changed so far; say how for those still
+        changed."""
+        plan.stopped, plan.stop_reason = number, why
+        changed = [name for name, r in results.items() if r.committed]
+        if changed and gate is not None and gate.rollback:
+            for done in self._run(
+                [self.plan.devices[n] for n in changed], self._restore, lambda _: None
+            ):
+                result = results[done.device]
+                result.message = "; ".join(
+                    x for x in (result.message, f"{plan.stop_line()}: {done.message}") if x
+                )
+                result.status = done.status
+                result.committed = done.status != "rolled-back"
+            changed = [name for name in changed if results[name].committed]
+        if changed:
+            plan.rollback = self._advice(changed)
+
+    def _advice(self, changed: list[str]) -> list[str]:
+        """How to roll back each device still changed: its saved running config put back."""
+        lines = [
+            f"to roll back the {plural(len(changed), 'device')} changed so far, put back "
+            "each one's running config saved before the push, whole (a merge cannot remove "
+            "what the push added; never replace with the rendered config); with --gate, "
+            "--rollback-on-gate-failure does this through napalm:"
+        ]
+        for name in changed:
+            path, _ = self.saved.get(name, (None, ""))
+            driver = napalm_driver(self.plan.devices[name]) or ""
+            lines.append(
+                f"  {name}: {path}: {RESTORE[driver].format(name=path.name)}"
+                if path is not None and driver in RESTORE
+                else f"  {name}: no saved running config: restore it from your own backup"
+            )
+        return lines
+
+    def _restore(self, connection: Any, device: DevicePlan) -> LiveResult:
+        """Replace the device's running config with the one saved before the push."""
+        path, running = self.saved.get(device.name, (None, ""))
+        if not running:
+            return LiveResult(device.name, "failed", message="not rolled back: nothing saved")
         try:
-            connection.rollback()
+            connection.load_replace_candidate(config=running)
+            connection.commit_config()
         except Exception as error:
-            return LiveResult(device.name, "failed", message=f"rollback: {self._error(error)}")
-        return LiveResult(device.name, "rolled-back", message="rolled back")
+            failed = LiveResult(device.name, "failed", message=f"roll back: {self._error(error)}")
+            return self._discard(connection, failed)
+        return LiveResult(
+            device.name, "rolled-back", message=f"rolled back to the running config in {path}"
+        )
 
     @staticmethod
     def _refusal(
@@ -515,7 +715,11 @@ class Deployer:
             return LiveResult(device.name, "failed", message=f"read: {self._error(error)}")
         kind = vendor_for(device.os).diff_kind
         return LiveResult(
-            device.name, "read", changes=changes, impacts=classify(device.os, kind, changes)
+            device.name,
+            "read",
+            changes=changes,
+            impacts=classify(device.os, kind, changes),
+            running=running,
         )
 
     def _push_one(
@@ -537,7 +741,8 @@ class Deployer:
                 connection.commit_config()
             committed = True
             problem = self._post_check(connection, device)
-            if problem:
+            if problem:  # unconfirmed (eos, junos) or just committed (nxos): napalm's
+                # rollback() undoes that commit (aborts it, rollback 1, its checkpoint)
                 connection.rollback()
                 return LiveResult(
                     device.name,
@@ -552,6 +757,7 @@ class Deployer:
                 "changed",
                 diff,
                 "confirmed after post-check" if confirm else "post-check passed",
+                committed=True,
             )
         except Exception as error:
             message = self._error(error)
@@ -564,6 +770,7 @@ class Deployer:
                         device.name,
                         "failed",
                         message=f"{message}; rollback failed: {self._error(rollback_error)}",
+                        committed=True,
                     )
             failed = LiveResult(device.name, "failed", message=message)
             return self._discard(connection, failed, "candidate discarded")

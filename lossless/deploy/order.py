@@ -14,6 +14,11 @@ the seconds inside one batch instead of the minutes between batches. So:
    the coupled groups, smallest first; devices with nothing to change come last.
 3. A coupled change whose link peer is outside the diff (not selected, no backup, no napalm
    driver) is reported: that link disagrees until the peer changes too.
+
+Waves (`push --wave`) never take every switch of a tier (a role whose switches link to other
+switches, such as all the spines) at once: a wave closes early instead, so that a change that
+hurts leaves the rest of the tier carrying the traffic. Only a PFC-coupled group that holds the
+whole tier forces it, and the push plan says so.
 """
 
 from __future__ import annotations
@@ -243,10 +248,39 @@ def wave_sizes(texts: Iterable[str], total: int) -> list[int]:
     return [max(1, size) for size in sizes]
 
 
-def wave_batches(order: ChangeOrder, sizes: list[int]) -> list[list[str]]:
+def link_tiers(plan: FabricPlan) -> dict[str, list[str]]:
+    """Each role of two or more switches that link to other switches (the spines, the
+    leaves), with its devices: role -> names, in plan order."""
+    tiers: dict[str, list[str]] = {}
+    for name, device in plan.devices.items():
+        if any(p.peer and p.peer_kind == "switch" for p in device.ports.values()):
+            tiers.setdefault(device.role, []).append(name)
+    return {role: names for role, names in tiers.items() if len(names) > 1}
+
+
+def whole_tiers(wave: list[str], tiers: dict[str, list[str]]) -> list[str]:
+    """The tiers every switch of which is in the wave."""
+    held = set(wave)
+    return [role for role, names in tiers.items() if held.issuperset(names)]
+
+
+def tier_warnings(waves: list[list[str]], tiers: dict[str, list[str]], first: int = 1) -> list[str]:
+    """A warning for each wave (numbered from `first`) that holds a whole tier."""
+    return [
+        f"wave {number} changes every {role} at once ({', '.join(tiers[role])}): a "
+        "PFC-coupled group holds them all"
+        for number, wave in enumerate(waves, start=first)
+        for role in whole_tiers(wave, tiers)
+    ]
+
+
+def wave_batches(
+    order: ChangeOrder, sizes: list[int], tiers: dict[str, list[str]] | None = None
+) -> list[list[str]]:
     """The devices of the phases in waves of at most sizes[0], sizes[1], ... devices (the
     last size repeating); a coupled group is never split, so a wave that holds one can be
-    larger (batch_lines says so)."""
+    larger (batch_lines says so). A wave closes before it would hold every switch of one of
+    the `tiers` (link_tiers); only a coupled group holding a whole tier forces one wave to."""
     units = [
         unit
         for phase in order.phases
@@ -256,7 +290,8 @@ def wave_batches(order: ChangeOrder, sizes: list[int]) -> list[list[str]]:
     current: list[str] = []
     for unit in units:
         limit = sizes[min(len(waves), len(sizes) - 1)]
-        if current and len(current) + len(unit) > limit:
+        full = len(current) + len(unit) > limit
+        if current and (full or whole_tiers(current + unit, tiers or {})):
             waves.append(current)
             current = []
         current = current + unit
@@ -278,9 +313,14 @@ def broken_links(order: ChangeOrder, failed: set[str], changed: set[str]) -> dic
 
 
 def batch_lines(
-    batches: list[list[str]], canary: int, batch_size: int, waves: list[int] | None = None
+    batches: list[list[str]],
+    canary: int,
+    batch_size: int,
+    waves: list[int] | None = None,
+    tiers: dict[str, list[str]] | None = None,
 ) -> list[str]:
-    """The push plan as lines: its batches (or `--wave` waves, of at most `waves` sizes)."""
+    """The push plan as lines: its batches (or `--wave` waves, of at most `waves` sizes, a
+    warning under a wave that holds a whole tier)."""
     if waves:
         lines = [f"push plan: {plural(len(batches), 'wave')}, in this order:"]
         for number, wave in enumerate(batches, start=1):
@@ -291,6 +331,7 @@ def batch_lines(
                 else ""
             )
             lines.append(f"  wave {number}: {', '.join(wave)}{larger}")
+            lines += [f"    warning: {w}" for w in tier_warnings([wave], tiers or {}, number)]
         return lines
     lines = [f"push plan: {plural(len(batches), 'batch', 'batches')}, in this order:"]
     for number, batch in enumerate(batches, start=1):

@@ -46,6 +46,7 @@ def _render(results: list[LiveResult], fmt: str, order: ChangeOrder, push: PushP
                     "summary": {
                         **dict(sorted(Counter(r.status for r in results).items())),
                         **impact_counts(impacts),
+                        **_stop_summary(push),
                     },
                 },
                 indent=2,
@@ -72,12 +73,22 @@ def _render(results: list[LiveResult], fmt: str, order: ChangeOrder, push: PushP
             )
         out.print(table)
         counts = Counter(r.status for r in results)
+        stopped = push.stop_line() if push else ""
         _print(
             out,
             ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
-            + f"; {impact_summary(impacts)}",
+            + f"; {impact_summary(impacts)}"
+            + (f"; {stopped}" if stopped else ""),
         )
     return captured.get()
+
+
+def _stop_summary(push: PushPlan | None) -> dict[str, object]:
+    """A push's summary of whether a gate failed and the wave (batch) the rollout stopped
+    at (None: it did not stop)."""
+    if push is None:
+        return {}
+    return {"gate_failed": push.gate_failed, "stopped": push.stopped}
 
 
 def _print(out: Console, *lines: str) -> None:
