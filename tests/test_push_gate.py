@@ -486,3 +486,25 @@ def test_a_failing_gate_can_roll_back(run, tmp_path):
     assert result.code == 1
     devices = _devices(result)
     assert devices[_data(result)["order"]["batches"][0][0]]["status"] == "rolled-back"
+
+
+def test_the_default_backup_is_the_users_state_folder_never_the_current_one(tmp_path, monkeypatch):
+    """A push runs from a fabric repository: running configs (secrets) saved there by default
+    would be one `git add -A` from being committed."""
+    import argparse
+
+    from lossless.cli.deploy import _backup_folder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    args = argparse.Namespace(backup=None, mock=None)
+    folder = _backup_folder(args)
+    assert folder.parent == tmp_path / "state" / "lossless" / "push-backups"
+    assert folder.name.startswith("lossless-backup-")
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert _backup_folder(args).parent == tmp_path / "home" / ".local" / "state" / "lossless" / (
+        "push-backups"
+    )
+    assert _backup_folder(argparse.Namespace(backup=None, mock="m")).parent == Path("m")
+    assert _backup_folder(argparse.Namespace(backup="b", mock=None)) == Path("b")

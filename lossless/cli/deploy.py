@@ -5,6 +5,7 @@ in the change order, with commit-confirm and a post-check, the running configs s
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -137,11 +138,18 @@ def _waves(texts: list[str], total: int) -> list[int] | None:
 
 
 def _backup_folder(args: argparse.Namespace) -> Path:
-    """--backup, or a new folder named by the time (UTC) in the current folder (with --mock,
-    in the mock folder: a rehearsal leaves nothing behind where it ran)."""
+    """--backup, or a new folder named by the time (UTC) under the user's state folder
+    ($XDG_STATE_HOME/lossless/push-backups, default ~/.local/state: the XDG Base Directory
+    place for state that outlives a run), never the current folder: a push runs from a fabric
+    repository, and running configs hold secrets a `git add -A` would commit. With --mock, in
+    the mock folder (a rehearsal leaves nothing behind)."""
     if args.backup is not None:
         return Path(args.backup)
-    where = Path(args.mock) if args.mock else Path(".")
+    if args.mock:
+        where = Path(args.mock)
+    else:
+        state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        where = Path(state) / "lossless" / "push-backups"
     stem = "lossless-backup-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     folder, number = where / stem, 1
     while folder.exists() or folder.is_symlink():  # two pushes in one second

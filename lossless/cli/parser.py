@@ -331,7 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--backup",
         metavar="DIR",
         help="with --commit, save every device's running config here before any change "
-        "(default: a new lossless-backup-<UTC time> folder in the current folder)",
+        "(default: a new lossless-backup-<UTC time> folder in "
+        "$XDG_STATE_HOME/lossless/push-backups, ~/.local/state without it)",
     )
     push.add_argument("--format", choices=["text", "json"], default="text")
     add_device_access_arguments(push)
