@@ -34,7 +34,7 @@ from typing import Any
 
 from lossless.errors import InputError, Problem
 from lossless.importers.mapping import DeviceType, Mapping
-from lossless.inventory import load_inventory
+from lossless.inventory import inventory_from_document
 from lossless.inventory.yamlsource import load_yaml
 from lossless.model import Inventory
 from lossless.text.printable import printable
@@ -918,9 +918,8 @@ def _with_comment(line: str, note: str) -> str:
 
 
 def inventory_text(imported: Imported) -> str:
-    text = _joined_lines(text_lines(imported))
-    _check_round_trip(text, imported)
-    return text
+    """The inventory's text (load_imported checks that it reads back as written)."""
+    return _joined_lines(text_lines(imported))
 
 
 def _joined_lines(lines: list[tuple[str, str]]) -> str:
@@ -1064,16 +1063,22 @@ def _number(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def _check_round_trip(text: str, imported: Imported) -> None:
-    document = _loaded(load_yaml, text, text_lines(imported), "imported.yaml")
-    if document.data != expected_data(imported):  # a bug of ours, never the source's text
+def _read_back(path: Path, imported: Imported) -> Inventory:
+    """The written text read once: it must hold what was imported (else a bug of ours,
+    never the source's text), then through the inventory loader."""
+    document = load_yaml(path)
+    if document.data != expected_data(imported):
         raise AssertionError("the imported inventory does not read back as written")
+    return inventory_from_document(document)
 
 
 def load_imported(imported: Imported, text: str) -> Inventory:
-    """The imported text through the inventory loader (schema, references, defaults); a
-    problem names the source objects (or the mapping) of its line, never the text's."""
-    inventory: Inventory = _loaded(load_inventory, text, text_lines(imported), "imported.yaml")
+    """The imported text read back as written and through the inventory loader (schema,
+    references, defaults); a problem names the source objects (or the mapping) of its line,
+    never the text's."""
+    inventory: Inventory = _loaded(
+        lambda path: _read_back(path, imported), text, text_lines(imported), "imported.yaml"
+    )
     return inventory
 
 
