@@ -299,6 +299,7 @@ def test_the_collection_script_saves_what_verify_reads(run, tmp_path):
     (fake / "ssh").write_text(
         "#!/usr/bin/env bash\n"
         "# the last two words: HOST and COMMAND; answer from $RECORDED/<device>/<stem>.*\n"
+        'printf "%s\\n" "$*" >>"$RECORDED/calls"\n'
         'host="${@: -2:1}"; command="${@: -1}"\n'
         'device=$(grep -l "^$host$" "$RECORDED"/*/address | head -1 | xargs dirname)\n'
         'stem=$(grep -Fxl -- "$command" "$device"/*.command | head -1)\n'
@@ -325,6 +326,12 @@ def test_the_collection_script_saves_what_verify_reads(run, tmp_path):
     assert all(
         (saved / name / "collected-at").read_text().strip().isdigit() for name in PLAN.devices
     )
+    # each switch's commands share one connection, closed when its last command is done
+    calls = (recorded / "calls").read_text().splitlines()
+    assert calls and all("ControlMaster=auto" in c and "ControlPath=/tmp/" in c for c in calls)
+    assert not any(" -O exit " in c for c in calls)  # the fake ssh opened no shared socket
+    sockets = {Path(c.split("ControlPath=")[1].split()[0]).parent for c in calls}
+    assert len(sockets) == 1 and not sockets.pop().exists()  # removed at exit
 
 
 # -- what the outputs leave unknown ---------------------------------------------------------
