@@ -69,13 +69,15 @@ def _mock_state(root: Path, recorded: Path, reading: int, devices) -> None:
         mock_folder(recorded / name, root / name / f"state-{reading}", commands(PLAN.devices[name]))
 
 
-def _lab(tmp_path: Path, devices=("spine1", "leaf3"), after: Path = AFTER) -> Path:
-    """A mock of the devices: push sessions, the baseline (before/) and `after` for every
+def _lab(
+    tmp_path: Path, devices=("spine1", "leaf3"), after: Path = AFTER, before: Path = BEFORE
+) -> Path:
+    """A mock of the devices: push sessions, the baseline (`before`) and `after` for every
     gate."""
     root = tmp_path / "mock"
     for device in devices:
         _mock_push(root, device)
-    _mock_state(root, BEFORE, 0, devices)
+    _mock_state(root, before, 0, devices)
     for reading in (1, 2, 3):
         _mock_state(root, after, reading, devices)
     return root
@@ -258,7 +260,7 @@ def test_a_backup_folder_that_is_a_symlink_or_holds_a_backup_is_refused(run, tmp
     result = _push(run, root, "--backup", str(tmp_path / "link"))
     assert result.code == 2 and "symlink" in result.err
     earlier = tmp_path / "earlier"
-    earlier.mkdir()
+    earlier.mkdir(mode=0o700)
     (earlier / "spine1.cfg").write_text("an earlier push's backup\n")
     result = _push(run, root, "--backup", str(earlier))
     assert result.code == 2 and "spine1.cfg is there already" in result.err
@@ -508,3 +510,315 @@ def test_the_default_backup_is_the_users_state_folder_never_the_current_one(tmp_
     )
     assert _backup_folder(argparse.Namespace(backup=None, mock="m")).parent == Path("m")
     assert _backup_folder(argparse.Namespace(backup="b", mock=None)) == Path("b")
+
+
+# -- what was there before the push fails no gate ------------------------------------------
+
+
+def _pfc_off(port: str):
+    def edit(data: dict) -> None:
+        data["interfaceStatuses"][port].update(
+            enabled=False, active=False, priorities=[], watchdogEnabled=False
+        )
+
+    return edit
+
+
+def test_a_push_turning_pfc_on_is_not_refused_for_the_state_pfc_off_leaves_unknown(run, tmp_path):
+    # before the push PFC is off on spine1:Ethernet3/1, so its watchdog state is unknown
+    # (LL310) and PFC is not operational (LL301): the push that turns it on must go ahead
+    before = _state_copy(tmp_path, "before", BEFORE)
+    _edit_json(before / "spine1" / "pfc_status.json", _pfc_off("Ethernet3/1"))
+    result = _push(run, _lab(tmp_path, ("spine1",), before=before), devices=("spine1",))
+    assert result.code == 0, result.out + result.err
+    assert _devices(result)["spine1"]["status"] == "changed"
+    assert [g["passed"] for g in _data(result)["order"]["gates"]] == [True]
+
+
+def _port_down_pfc_inactive(state: Path, port: str) -> None:
+    """spine1's port (EOS) down, its PFC inactive."""
+
+    def down(data: dict) -> None:
+        data["interfaces"][port].update(lineProtocolStatus="down", interfaceStatus="disabled")
+
+    def inactive(data: dict) -> None:
+        data["interfaceStatuses"][port]["active"] = False
+
+    _edit_json(state / "spine1" / "interfaces.json", down)
+    _edit_json(state / "spine1" / "pfc_status.json", inactive)
+
+
+def _leaf3_uplink_down_pfc_off(state: Path, port: str) -> None:
+    """leaf3's port (NX-OS) down, its PFC operationally off."""
+
+    def down(data: dict) -> None:
+        rows = data["TABLE_interface"]["ROW_interface"]
+        next(r for r in rows if r["interface"] == port).update(state="down")
+
+    def off(data: dict) -> None:
+        rows = data["TABLE_module"]["ROW_module"]["TABLE_pfc_interface"]["ROW_pfc_interface"]
+        next(r for r in rows if r["if_name_str"] == port).update(oper="Off")
+
+    _edit_json(state / "leaf3" / "interface.json", down)
+    _edit_json(state / "leaf3" / "pfc.json", off)
+
+
+@pytest.mark.parametrize(
+    "devices, edit, port",
+    [
+        (("spine1",), _port_down_pfc_inactive, "Ethernet4/1"),
+        # leaf3 goes first: its gate reads spine1, the link peer LL301 names, unchanged yet
+        (("spine1", "leaf3"), _leaf3_uplink_down_pfc_off, "Ethernet1/31"),
+    ],
+)
+def test_a_port_down_with_pfc_inactive_before_and_after_fails_no_gate(
+    run, tmp_path, devices, edit, port
+):
+    # a port down, PFC inactive, before and after: LL301 and LL311 on both sides of the push
+    # are not its doing, whether its link peer is changed yet or not
+    before = _state_copy(tmp_path, "before", BEFORE)
+    after = _state_copy(tmp_path, "after")
+    for state in (before, after):
+        edit(state, port)
+    root = _lab(tmp_path, devices, after=after, before=before)
+    result = _push(run, root, devices=devices)
+    assert result.code == 0, result.out
+    gates = _data(result)["order"]["gates"]
+    assert all(g["passed"] for g in gates)
+    earlier = {(e["rule"], e["port"]) for g in gates for e in g["present_before"]}
+    assert ("LL301", port) in earlier
+    text = _push(run, root, "--format", "text", devices=devices)
+    assert "passed; present before the push: " in text.out
+
+
+def test_a_port_down_after_the_push_alone_still_fails_the_gate(run, tmp_path):
+    after = _state_copy(tmp_path, "after")
+    _port_down_pfc_inactive(after, "Ethernet4/1")
+    result = _push(run, _lab(tmp_path, ("spine1",), after=after), devices=("spine1",))
+    assert result.code == 1
+    [gate] = _data(result)["order"]["gates"]
+    assert {(e["rule"], e["port"]) for e in gate["errors"]} >= {
+        ("LL301", "Ethernet4/1"),
+        ("LL311", "Ethernet4/1"),
+    }
+    assert gate["present_before"] == []
+
+
+def test_a_baseline_switch_that_cannot_be_read_refuses_the_push(run, tmp_path):
+    root = _lab(tmp_path)
+    shutil.rmtree(root / "leaf3" / "state-0")
+    result = _push(run, root)
+    assert result.code == 1
+    assert {d["status"] for d in _data(result)["devices"]} == {"skipped"}
+    assert "the gate needs every device's state" in _devices(result)["leaf3"]["message"]
+
+
+# -- counters the push made appear fail no gate --------------------------------------------
+
+
+def test_ecn_counters_appearing_with_the_push_fail_no_gate(run, tmp_path):
+    # ECN marking is off on spine1's queue 3 before the push ("-"), on after it
+    before = _state_copy(tmp_path, "before", BEFORE)
+
+    def no_ecn(data: dict) -> None:
+        for port in data["intfQueueCounters"].values():
+            port["queueCounters"]["3"] = "-"
+
+    _edit_json(before / "spine1" / "ecn_counters.json", no_ecn)
+    result = _push(run, _lab(tmp_path, ("spine1",), before=before), devices=("spine1",))
+    assert result.code == 0, result.out
+
+
+def _lab_snapshot(stage: str, devices):
+    from verify_recordings import lab_outputs
+
+    from lossless.verify.collect import snapshot_from_outputs
+
+    answers = {d: {stem: o.text for stem, o in lab_outputs(d, stage).items()} for d in devices}
+    return snapshot_from_outputs(PLAN, answers, lambda _: None)
+
+
+def test_a_baseline_without_the_switch_still_fails_the_gate():
+    from lossless.deploy.live import gate_findings
+    from lossless.verify.collect import Snapshot
+
+    now = _lab_snapshot("after", ("spine1",))
+    verdict = gate_findings(PLAN, now, Snapshot(), ["spine1"])
+    assert any(
+        f.rule == "LL310" and "the baseline does not cover this switch" in f.message
+        for f in verdict.failing
+    )
+    assert not gate_findings(PLAN, now, _lab_snapshot("before", ("spine1",)), ["spine1"]).failing
+
+
+# -- link flaps: a port that was down and came up -------------------------------------------
+
+
+def test_a_port_down_before_the_push_and_up_after_fails_no_gate(run, tmp_path):
+    # spine1:Ethernet1/1 down before (3 status changes), up after (4: the one up): EOS
+    # counts both directions, and a link that came up is not one the push took down
+    before = _state_copy(tmp_path, "before", BEFORE)
+    after = _state_copy(tmp_path, "after")
+
+    def down(data: dict) -> None:
+        port = data["interfaces"]["Ethernet1/1"]
+        port.update(lineProtocolStatus="down", interfaceStatus="notconnect")
+        port["interfaceCounters"]["linkStatusChanges"] = 3
+
+    def up(data: dict) -> None:
+        data["interfaces"]["Ethernet1/1"]["interfaceCounters"]["linkStatusChanges"] = 4
+
+    _edit_json(before / "spine1" / "interfaces.json", down)
+    _edit_json(after / "spine1" / "interfaces.json", up)
+    root = _lab(tmp_path, ("spine1",), after=after, before=before)
+    result = _push(run, root, devices=("spine1",))
+    assert result.code == 0, result.out
+
+
+def test_a_link_that_went_down_and_up_once_is_one_flap(run, tmp_path):
+    after = _state_copy(tmp_path, "after")
+    _edit_json(after / "spine1" / "interfaces.json", _flapped)  # linkStatusChanges + 2
+    result = _push(run, _lab(tmp_path, after=after))
+    [message] = [e["message"] for g in _data(result)["order"]["gates"] for e in g["errors"]]
+    assert message.startswith("the link went down 1 time ")
+
+
+# -- a failed restore never shows the device's words ---------------------------------------
+
+
+def test_a_failed_restore_shows_no_text_of_the_saved_config(run, tmp_path):
+    root = _stormed(tmp_path)
+    # pyeapi's CommandError quotes the command that failed: a line of the saved config
+    refused = {
+        "exception": "napalm.base.exceptions.ReplaceConfigException",
+        "args": [
+            "Error [1002]: CLI command 12 of 412 'snmp-server community Pr1vate-C0mm ro' "
+            "failed: invalid command"
+        ],
+    }
+    (root / "spine1" / "load_replace_candidate.1").write_text(json.dumps(refused))
+    for fmt in ("json", "text"):
+        result = _push(
+            run, root, "--rollback-on-gate-failure", "--format", fmt,
+            "--backup", str(tmp_path / f"backup-{fmt}"),
+            devices=("spine1", "leaf3", "leaf4"), wave="3",
+        )  # fmt: skip
+        assert result.code == 1
+        assert "Pr1vate-C0mm" not in result.out + result.err
+    message = _devices(_push(
+        run, root, "--rollback-on-gate-failure", devices=("spine1", "leaf3", "leaf4"), wave="3"
+    ))["spine1"]["message"]  # fmt: skip
+    assert "roll back: ReplaceConfigException" in message
+
+
+# -- the backup is private -----------------------------------------------------------------
+
+
+def test_the_backup_files_and_folder_are_private(run, tmp_path):
+    import os
+    import stat
+
+    root = _lab(tmp_path)
+    umask = os.umask(0o022)
+    try:
+        assert _push(run, root).code == 0
+    finally:
+        os.umask(umask)
+    [folder] = root.glob("lossless-backup-*")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in folder.iterdir()} == {
+        "spine1.cfg": 0o600,
+        "leaf3.cfg": 0o600,
+    }
+
+
+def test_a_backup_folder_others_may_open_is_refused(run, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    result = _push(run, _lab(tmp_path), "--backup", str(shared))
+    assert result.code == 2 and "chmod 700" in result.err
+    assert list(shared.iterdir()) == []
+    shared.chmod(0o700)
+    assert _push(run, _lab(tmp_path / "again"), "--backup", str(shared)).code == 0
+
+
+def test_a_relative_xdg_state_home_is_ignored(tmp_path, monkeypatch):
+    import argparse
+
+    from lossless.cli.deploy import _backup_folder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_STATE_HOME", "state")  # relative: invalid (XDG spec)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    folder = _backup_folder(argparse.Namespace(backup=None, mock=None))
+    assert folder.parent == tmp_path / "home" / ".local" / "state" / "lossless" / "push-backups"
+
+
+# -- batches never take a whole tier either --------------------------------------------------
+
+
+def test_a_batch_never_takes_every_switch_of_a_tier():
+    from lossless.deploy.order import batch_lines, change_order, link_tiers, push_batches
+
+    plan = plan_fabric(load_inventory(LAB))
+    tiers = link_tiers(plan)
+    order = change_order(plan, {name: [] for name in plan.devices})
+    for canary, size in ((0, 10), (6, 10), (1, 10)):
+        batches = push_batches(order, canary, size, tiers)
+        assert sorted(d for batch in batches for d in batch) == sorted(plan.devices)
+        for batch in batches:
+            assert not {"spine1", "spine2"} <= set(batch)
+            assert not set(tiers["leaf"]) <= set(batch)
+    assert push_batches(order, 0, 10) == [list(plan.devices)]  # without tiers: one batch
+    assert not any("warning" in line for line in batch_lines(batches, 1, 10, None, tiers))
+
+
+def test_a_push_without_waves_keeps_a_tier_apart(run, tmp_path, monkeypatch):
+    # the lab's tiers hold switches napalm cannot reach (spine2, leaf1, leaf2): here leaf3
+    # and leaf4 are a tier of their own, which one batch of 10 would hold whole
+    import lossless.deploy.live
+
+    monkeypatch.setattr(
+        lossless.deploy.live, "link_tiers", lambda plan: {"leaf": ["leaf3", "leaf4"]}
+    )
+    root = _lab(tmp_path, ("spine1", "leaf3", "leaf4"))
+    result = run(
+        "push", LAB, "--device", "spine1,leaf3,leaf4", "--split-links", "--canary", "0",
+        "--batch-size", "10", "--mock", str(root), "--format", "json",
+    )  # fmt: skip
+    assert result.code == 0, result.out
+    batches = _data(result)["order"]["batches"]
+    assert sorted(d for batch in batches for d in batch) == ["leaf3", "leaf4", "spine1"]
+    assert not any({"leaf3", "leaf4"} <= set(batch) for batch in batches)
+
+
+# -- a commit stands even if closing the connection fails ----------------------------------
+
+
+def test_a_committed_device_whose_connection_fails_to_close_stays_to_roll_back(
+    run, tmp_path, monkeypatch
+):
+    from napalm.base.mock import MockDriver
+
+    commit = MockDriver.commit_config
+
+    def committing(self, *args, **kwargs):
+        self.committed_here = True
+        return commit(self, *args, **kwargs)
+
+    def close(self):
+        if getattr(self, "committed_here", False):
+            raise ConnectionResetError("session closed by the switch")
+
+    monkeypatch.setattr(MockDriver, "commit_config", committing)
+    monkeypatch.setattr(MockDriver, "close", close)
+    root = _lab(tmp_path, ("spine1", "leaf3", "leaf4"))
+    _mock_push(root, "leaf4", **{"commit_config.1": COMMIT_ERROR})
+    result = _push(run, root, devices=("spine1", "leaf3", "leaf4"), wave="3")
+    assert result.code == 1
+    devices = _devices(result)
+    assert devices["spine1"]["status"] == "changed"
+    assert "closing the connection failed" in devices["spine1"]["message"]
+    advice = _data(result)["order"]["rollback"]
+    assert {line.split(":")[0].strip() for line in advice[1:]} == {"spine1", "leaf3"}

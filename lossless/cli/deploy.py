@@ -139,17 +139,20 @@ def _waves(texts: list[str], total: int) -> list[int] | None:
 
 def _backup_folder(args: argparse.Namespace) -> Path:
     """--backup, or a new folder named by the time (UTC) under the user's state folder
-    ($XDG_STATE_HOME/lossless/push-backups, default ~/.local/state: the XDG Base Directory
-    place for state that outlives a run), never the current folder: a push runs from a fabric
-    repository, and running configs hold secrets a `git add -A` would commit. With --mock, in
-    the mock folder (a rehearsal leaves nothing behind)."""
+    ($XDG_STATE_HOME/lossless/push-backups where it is an absolute path, else ~/.local/state:
+    the XDG Base Directory place for state that outlives a run), never the current folder: a
+    push runs from a fabric repository, and running configs hold secrets a `git add -A` would
+    commit. With --mock, in the mock folder (a rehearsal leaves nothing behind)."""
     if args.backup is not None:
         return Path(args.backup)
     if args.mock:
         where = Path(args.mock)
     else:
-        state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-        where = Path(state) / "lossless" / "push-backups"
+        # the XDG Base Directory spec: a relative path in $XDG_STATE_HOME is invalid, ignored
+        state = Path(os.environ.get("XDG_STATE_HOME", ""))
+        if not state.is_absolute():
+            state = Path.home() / ".local" / "state"
+        where = state / "lossless" / "push-backups"
     stem = "lossless-backup-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     folder, number = where / stem, 1
     while folder.exists() or folder.is_symlink():  # two pushes in one second

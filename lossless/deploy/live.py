@@ -22,12 +22,14 @@ is then the new config) and EOS's rollback-0 is the startup config (napalm 5.2 j
 
 The gate (PushGate) fails on every error of `verify` and on the GATE_WARNINGS that say the
 change may have hurt or hidden something: state that could not be read, a link that went down,
-counters that reset.
+counters that reset; never on what the baseline, judged alone, shows too (not the change's
+doing).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -58,7 +60,7 @@ from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside
 from lossless.system.writing import write_atomically
-from lossless.text.grammar import plural
+from lossless.text.grammar import first_few, plural
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import file_name, render_device
 from lossless.vendors.untrusted import diff_text, parse_config
@@ -159,6 +161,8 @@ class GateResult:
     wave: int
     devices: list[str]  # the devices judged: every device changed so far
     errors: list[Finding]
+    # what would fail it but the baseline shows too: there before the push (GateVerdict)
+    before: list[Finding] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -169,11 +173,18 @@ class GateResult:
             "wave": self.wave,
             "devices": self.devices,
             "passed": self.passed,
-            "errors": [
-                {"rule": f.rule, "device": f.device, "port": f.port, "message": f.message}
-                for f in self.errors
-            ],
+            "errors": [_finding_dict(f) for f in self.errors],
+            "present_before": [_finding_dict(f) for f in self.before],
         }
+
+
+def _finding_dict(finding: Finding) -> dict[str, Any]:
+    return {
+        "rule": finding.rule,
+        "device": finding.device,
+        "port": finding.port,
+        "message": finding.message,
+    }
 
 
 @dataclass
@@ -214,6 +225,7 @@ class PushPlan:
             lines.append(f"running configs before the push saved in {self.backup}")
         for gate in self.gates:
             verdict = "passed" if gate.passed else f"FAILED ({plural(len(gate.errors), 'error')})"
+            verdict += f"; present before the push: {len(gate.before)}" if gate.before else ""
             lines.append(f"gate after wave {gate.wave} ({', '.join(gate.devices)}): {verdict}")
             lines += [
                 f"  {f.rule} {':'.join(x for x in (f.device, f.port) if x)}: {f.message}"
@@ -225,7 +237,7 @@ class PushPlan:
         return {
             **self.order.to_dict(),
             "batches": self.batches,
-            "warnings": tier_warnings(self.batches, self.tiers) if self.waves else [],
+            "warnings": tier_warnings(self.batches, self.tiers, unit=self.unit),
             "gates": [g.to_dict() for g in self.gates],
             "gate_failed": self.gate_failed,
             "stopped": self.stopped,
@@ -240,23 +252,58 @@ class PushPlan:
 # Warnings that fail a gate on a changed device (docs/verify.md): state the gate could not read
 # is not shown to be fine (LL310), a link that went down or flapped (LL311) and counters that
 # went back, a restart (LL309), are the change's doing until shown otherwise. Excused: what an
-# OS's reader always states unread (always_unread), and a port down in the baseline too.
+# OS's reader always states unread (always_unread), counters the baseline lacks that the change
+# made appear (UNCOVERED), a port down in the baseline too (or down then, up now).
 GATE_WARNINGS = ("LL309", "LL310", "LL311")
+# rules._uncovered's LL310 words for ports and counters the baseline lacks (not a whole switch:
+# the baseline refusal makes sure it has every device and planned port)
+UNCOVERED = ("the baseline does not cover ", "the baseline lacks counters ")
+UNCOVERED_SWITCH = "the baseline does not cover this switch"
+
+
+@dataclass
+class GateVerdict:
+    """What fails a gate, and what would but was there before the push (the baseline judged
+    alone finds it too): not the change's doing."""
+
+    failing: list[Finding]
+    before: list[Finding]
 
 
 def gate_findings(
     plan: FabricPlan, now: Snapshot, before: Snapshot | None, devices: Collection[str]
-) -> list[Finding]:
+) -> GateVerdict:
     """What fails a gate over `devices`: every error verify finds, and each of the
-    GATE_WARNINGS it finds that is not excused."""
+    GATE_WARNINGS it finds that is not excused; but a finding the baseline judged alone
+    shows too (same rule, device, port and words) was there before the push."""
     verdict = judge(plan, now, before, devices=devices)
     limits = {name: always_unread(plan.devices[name]) for name in devices}
-    return [
+    found = [
         f
         for f in verdict.findings
         if f.severity == "error"
         or (f.rule in GATE_WARNINGS and not _excused(f, now, before, limits))
     ]
+    if before is None:
+        return GateVerdict(found, [])
+    earlier = {_key(f) for f in judge(plan, _only(before, devices), None, devices=devices).findings}
+    return GateVerdict(
+        [f for f in found if _key(f) not in earlier], [f for f in found if _key(f) in earlier]
+    )
+
+
+def _key(finding: Finding) -> tuple[str, str | None, str | None, str]:
+    return finding.rule, finding.device, finding.port, finding.message
+
+
+def _only(snapshot: Snapshot, devices: Collection[str]) -> Snapshot:
+    """The snapshot's state of `devices` alone, as a gate reads them now: a finding that
+    names a link peer's state then says the same of the baseline as of now."""
+    return Snapshot(
+        {n: s for n, s in snapshot.devices.items() if n in devices},
+        {n: f for n, f in snapshot.failures.items() if n in devices},
+        {n: a for n, a in snapshot.failed_at.items() if n in devices},
+    )
 
 
 def always_unread(device: DevicePlan) -> set[str]:
@@ -280,16 +327,20 @@ def _excused(
     finding: Finding, now: Snapshot, before: Snapshot | None, limits: dict[str, set[str]]
 ) -> bool:
     if finding.rule == "LL310":
+        if finding.message.startswith(UNCOVERED) and not finding.message.startswith(
+            UNCOVERED_SWITCH
+        ):
+            return True  # a counter the change made appear (ECN marking turned on)
         return finding.message in limits.get(finding.device or "", set())
-    if finding.rule == "LL311":  # down now, and down before the push too
-        return before is not None and _down(now, finding) and _down(before, finding)
+    if finding.rule == "LL311":  # down before the push: down now too, or come up since
+        return before is not None and _oper_up(before, finding) is False
     return False
 
 
-def _down(snapshot: Snapshot, finding: Finding) -> bool:
+def _oper_up(snapshot: Snapshot, finding: Finding) -> bool | None:
     state = snapshot.devices.get(finding.device or "")
     port = state.ports.get(finding.port or "") if state is not None else None
-    return port is not None and port.oper_up is False
+    return port.oper_up if port is not None else None
 
 
 # -- the backup -------------------------------------------------------------------------------
@@ -297,19 +348,27 @@ def _down(snapshot: Snapshot, finding: Finding) -> bool:
 
 def check_backup(folder: Path) -> None:
     """A usage error for a --backup folder that cannot take the backup: a symlink (the
-    backup could land anywhere), or something else than a folder."""
+    backup could land anywhere), something else than a folder, or one that group or others
+    may enter (running configs hold secrets)."""
     if folder.is_symlink():
         raise UsageError(f"--backup {folder}: a symlink; refused (give the folder itself)")
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--backup {folder}: not a folder")
     if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"--backup {folder}: not writable")
+    mode = stat.S_IMODE(folder.stat().st_mode) if folder.exists() else 0
+    if mode & 0o077:
+        raise UsageError(
+            f"--backup {folder}: group or others may open it (mode {mode:o}) and running "
+            f"configs hold secrets: `chmod 700 {folder}`, or give another folder"
+        )
 
 
 def save_backup(folder: Path, texts: dict[str, str]) -> None:
     """The running configs read before the push (file name -> text) written into `folder`
     atomically (system/writing.py: all or none), before anything changes: what a rollback
-    puts back. A new folder is private (0700): running configs hold secrets. A file of that
+    puts back. Running configs hold secrets: the folder is private (0700, an existing one
+    too: check_backup) and so is each file (0600, from its temporary file on). A file of that
     name there already (an earlier push's backup) is a usage error, never overwritten."""
     check_backup(folder)
     for name in texts:
@@ -323,7 +382,12 @@ def save_backup(folder: Path, texts: dict[str, str]) -> None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"--backup {folder}: {error.strerror}") from None
-    write_atomically(folder, texts)
+    # write_atomically gives its files the umask's mode; nothing else runs meanwhile
+    umask = os.umask(0o077)
+    try:
+        write_atomically(folder, texts)
+    finally:
+        os.umask(umask)
 
 
 def live_order(plan: FabricPlan, results: list[LiveResult]) -> ChangeOrder:
@@ -408,9 +472,15 @@ class Deployer:
                     device.name, "failed", message=self.credentials.scrub(f"connect: {error}")
                 )
             else:
-                result = work(connection, device)
-            finally:
-                task.host.close_connections()
+                try:
+                    result = work(connection, device)
+                except BaseException:
+                    self._close(task.host)
+                    raise
+            # after the work: what it did stands (a commit stays committed, to roll back)
+            closing = self._close(task.host)
+            if closing:
+                result.message = "; ".join(x for x in (result.message, closing) if x)
             progress(device.name)
             return result
 
@@ -429,6 +499,14 @@ class Deployer:
             else:
                 results.append(multi[0].result)
         return results
+
+    def _close(self, host: Host) -> str:
+        """Close the host's connections; what went wrong, or ''."""
+        try:
+            host.close_connections()
+        except Exception as error:
+            return f"closing the connection failed: {self._error(error)}"
+        return ""
 
     # -- live diff ----------------------------------------------------------------------
 
@@ -532,7 +610,9 @@ class Deployer:
         order = live_order(self.plan, [results.get(d.name) or reads[d.name] for d in devices])
         tiers = link_tiers(self.plan)
         batches = (
-            wave_batches(order, waves, tiers) if waves else push_batches(order, canary, batch_size)
+            wave_batches(order, waves, tiers)
+            if waves
+            else push_batches(order, canary, batch_size, tiers)
         )
         plan = PushPlan(order, batches, canary, batch_size, waves, tiers=tiers)
         refusal = self._refusal(reads, order, commit, split_links)
@@ -604,13 +684,25 @@ class Deployer:
                 self._stop(plan, number, "; ".join(why), results, gate)
 
     def _baseline_refusal(self, baseline: Snapshot, names: list[str]) -> str:
-        """Why the gate has no baseline to judge by ('' when it has): a device whose state
-        cannot be read, or lacks what the gate would fail on (gate_findings' LL310)."""
-        unread = [f for f in gate_findings(self.plan, baseline, None, names) if f.rule == "LL310"]
+        """Why the gate has no baseline to judge by ('' when it has): a device that could not
+        be read at all, or planned ports it shows no state of. Kinds of state it leaves
+        unknown are no reason: the gate excuses what the baseline shows unread too."""
+        unread = []
+        for name in names:
+            state = baseline.devices.get(name)
+            if state is None:
+                unread.append(f"{name}: not read: {baseline.failures.get(name, 'no state')}")
+                continue
+            missing = [p for p in self.plan.devices[name].ports if p not in state.ports]
+            if missing:
+                unread.append(
+                    f"{name}: no state for {plural(len(missing), 'planned port')}: "
+                    + first_few(missing, 4)
+                )
         if not unread:
             return ""
         return "not pushed: the gate needs every device's state before the push (" + (
-            "; ".join(f"{f.device}: {f.message}" for f in unread) + ")"
+            "; ".join(unread) + ")"
         )
 
     def _gate(
@@ -620,9 +712,9 @@ class Deployer:
         gate.sleep(gate.settle_s)
         devices = [self.plan.devices[name] for name in changed]
         now = self.read_state(devices, lambda _: None, reading=wave)
-        errors = gate_findings(self.plan, now, baseline, changed)
-        plan.gates.append(GateResult(wave, list(changed), errors))
-        return not errors
+        verdict = gate_findings(self.plan, now, baseline, changed)
+        plan.gates.append(GateResult(wave, list(changed), verdict.failing, verdict.before))
+        return not verdict.failing
 
     def _stop(
         self,
@@ -678,7 +770,15 @@ class Deployer:
             connection.load_replace_candidate(config=running)
             connection.commit_config()
         except Exception as error:
-            failed = LiveResult(device.name, "failed", message=f"roll back: {self._error(error)}")
+            # its text can quote the saved config (pyeapi's CommandError names the command
+            # that failed, an snmp community with it): the type alone, never the text
+            failed = LiveResult(
+                device.name,
+                "failed",
+                message=f"roll back: {type(error).__name__}: the device refused the saved "
+                "running config (its message is not shown: it can quote the config's secrets); "
+                "put it back by hand",
+            )
             return self._discard(connection, failed)
         return LiveResult(
             device.name, "rolled-back", message=f"rolled back to the running config in {path}"

@@ -207,24 +207,26 @@ class _Groups:
 # -- push batches ----------------------------------------------------------------------------
 
 
-def push_batches(order: ChangeOrder, canary: int, batch_size: int) -> list[list[str]]:
+def push_batches(
+    order: ChangeOrder,
+    canary: int,
+    batch_size: int,
+    tiers: dict[str, list[str]] | None = None,
+) -> list[list[str]]:
     """The devices of the phases in batches: the canary batch first (at least `canary`
     devices), then batches of at most `batch_size`; a coupled group is never split, so a
-    batch that holds one can be larger (say so with batch_notes)."""
-    units = [
-        unit
-        for phase in order.phases
-        for unit in ([phase.devices] if phase.together else [[d] for d in phase.devices])
-    ]
+    batch that holds one can be larger (batch_lines says so). As waves do (wave_batches), a
+    batch closes before it would hold every switch of one of the `tiers`."""
+    units = _units(order)
     batches: list[list[str]] = []
     if canary and units:
         first: list[str] = []
-        while units and len(first) < canary:
+        while units and len(first) < canary and not _closes(first, units[0], tiers):
             first += units.pop(0)
         batches.append(first)
     current: list[str] = []
     for unit in units:
-        if current and len(current) + len(unit) > batch_size:
+        if current and (len(current) + len(unit) > batch_size or _closes(current, unit, tiers)):
             batches.append(current)
             current = []
         current = current + unit
@@ -264,10 +266,13 @@ def whole_tiers(wave: list[str], tiers: dict[str, list[str]]) -> list[str]:
     return [role for role, names in tiers.items() if held.issuperset(names)]
 
 
-def tier_warnings(waves: list[list[str]], tiers: dict[str, list[str]], first: int = 1) -> list[str]:
-    """A warning for each wave (numbered from `first`) that holds a whole tier."""
+def tier_warnings(
+    waves: list[list[str]], tiers: dict[str, list[str]], first: int = 1, unit: str = "wave"
+) -> list[str]:
+    """A warning for each wave (batch: `unit`, numbered from `first`) that holds a whole
+    tier."""
     return [
-        f"wave {number} changes every {role} at once ({', '.join(tiers[role])}): a "
+        f"{unit} {number} changes every {role} at once ({', '.join(tiers[role])}): a "
         "PFC-coupled group holds them all"
         for number, wave in enumerate(waves, start=first)
         for role in whole_tiers(wave, tiers)
@@ -281,23 +286,33 @@ def wave_batches(
     last size repeating); a coupled group is never split, so a wave that holds one can be
     larger (batch_lines says so). A wave closes before it would hold every switch of one of
     the `tiers` (link_tiers); only a coupled group holding a whole tier forces one wave to."""
-    units = [
-        unit
-        for phase in order.phases
-        for unit in ([phase.devices] if phase.together else [[d] for d in phase.devices])
-    ]
     waves: list[list[str]] = []
     current: list[str] = []
-    for unit in units:
+    for unit in _units(order):
         limit = sizes[min(len(waves), len(sizes) - 1)]
         full = len(current) + len(unit) > limit
-        if current and (full or whole_tiers(current + unit, tiers or {})):
+        if current and (full or _closes(current, unit, tiers)):
             waves.append(current)
             current = []
         current = current + unit
     if current:
         waves.append(current)
     return waves
+
+
+def _units(order: ChangeOrder) -> list[list[str]]:
+    """What a batch takes whole: a coupled group, or one device."""
+    return [
+        unit
+        for phase in order.phases
+        for unit in ([phase.devices] if phase.together else [[d] for d in phase.devices])
+    ]
+
+
+def _closes(batch: list[str], unit: list[str], tiers: dict[str, list[str]] | None) -> bool:
+    """The batch closes before the unit: with it, it would hold a whole tier (a coupled
+    group holding one alone forces it)."""
+    return bool(batch) and bool(whole_tiers(batch + unit, tiers or {}))
 
 
 def broken_links(order: ChangeOrder, failed: set[str], changed: set[str]) -> dict[str, list[str]]:
@@ -319,8 +334,8 @@ def batch_lines(
     waves: list[int] | None = None,
     tiers: dict[str, list[str]] | None = None,
 ) -> list[str]:
-    """The push plan as lines: its batches (or `--wave` waves, of at most `waves` sizes, a
-    warning under a wave that holds a whole tier)."""
+    """The push plan as lines: its batches (or `--wave` waves, of at most `waves` sizes), a
+    warning under a batch or wave that holds a whole tier."""
     if waves:
         lines = [f"push plan: {plural(len(batches), 'wave')}, in this order:"]
         for number, wave in enumerate(batches, start=1):
@@ -343,4 +358,5 @@ def batch_lines(
             else ""
         )
         lines.append(f"  batch {number}{label}: {', '.join(batch)}{larger}")
+        lines += [f"    warning: {w}" for w in tier_warnings([batch], tiers or {}, number, "batch")]
     return lines

@@ -6,7 +6,8 @@ Commands and where their JSON shapes come from:
 * `show interfaces | json`: interfaces.<name>.lineProtocolStatus, interfaceCounters.
   linkStatusChanges (ANTA's VerifyInterfacesCounterDetails unit data,
   github.com/aristanetworks/anta tests/units/anta_tests/test_interfaces.py).
-  linkStatusChanges counts every status change (down and up), not only downs.
+  linkStatusChanges counts every status change (down and up), not only downs: a link
+  flap is half of them (as SONiC's flap_count, sonic/state.py).
 * `show interfaces counters queue detail | json`: egressQueueCounters.interfaces.<name>.
   ucastQueues.trafficClasses.TC<n>.dropPrecedences.DP<m>.droppedPackets (ANTA
   VerifyInterfacesEgressQueueDrops, anta/tests/interfaces.py and its unit data). The queues
@@ -183,7 +184,9 @@ def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) 
         status = details.get("lineProtocolStatus")
         port.oper_up = status == "up" if isinstance(status, str) else None
         counters = object_or_empty(details.get("interfaceCounters"))
-        port.link_flaps = _count(counters.get("linkStatusChanges"))
+        # every change, down and up, alternating: the downs are half of them, rounded down
+        changes = _count(counters.get("linkStatusChanges"))
+        port.link_flaps = None if changes is None else changes // 2
 
 
 def _read_pfc_status(output: Output, names: dict[str, str], state: DeviceState) -> None:
