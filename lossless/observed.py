@@ -173,9 +173,20 @@ def unknown_kinds(
     return unknown
 
 
-def counter(value: int | None) -> int | None:
-    """A counter as read, None for UNSUPPORTED."""
-    return None if value == UNSUPPORTED else value
+COUNTER_DIGITS = 20  # a 64-bit counter has at most 20 decimal digits
+
+
+def counter(value: Any) -> int | None:
+    """A counter as a show output gives it (a JSON number, or decimal digits as text), None
+    when it is not one or is UNSUPPORTED."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not (text.isascii() and text.isdigit()) or len(text) > COUNTER_DIGITS:
+            return None
+        value = int(text)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    return value if 0 <= value < UNSUPPORTED else None
 
 
 @dataclass

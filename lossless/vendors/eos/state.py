@@ -45,7 +45,6 @@ from lossless.observed import (
     PAUSE,
     PFC,
     QUEUE,
-    UNSUPPORTED,
     WATCHDOG,
     DeviceState,
     Output,
@@ -53,6 +52,7 @@ from lossless.observed import (
     QueueCounters,
     Reader,
     WatchdogCounters,
+    counter,
     json_object,
     object_or_empty,
     output_folder,
@@ -96,7 +96,6 @@ PER_PRIORITY = (
     "`show priority-flow-control counters`",
 )
 
-MAX_DIGITS = 20  # a 64-bit counter has at most 20 digits
 _ETHERNET = re.compile(r"(?i)^(?:et|eth|ethernet)\s*(\d[\d/.]*)$")
 _TRAFFIC_CLASS = re.compile(r"^TC(\d)$")
 
@@ -145,18 +144,6 @@ def _canonical(name: str) -> str:
     return f"ethernet{match.group(1)}" if match else name.strip().lower()
 
 
-def _count(value: Any) -> int | None:
-    """A counter as EOS prints it (a number, or digits as text), None when it is not one
-    (or is UNSUPPORTED)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if 0 <= value < UNSUPPORTED else None
-    if isinstance(value, str) and value.isdigit() and len(value) <= MAX_DIGITS:
-        return int(value) if int(value) < UNSUPPORTED else None
-    return None
-
-
 def _port(state: DeviceState, name: str, output: Output, raw: str, *fields: str) -> PortState:
     """The port's state, created on first sight with the output it was first seen in; the
     fields (PortState.sources keys) the caller reads from this output point at it."""
@@ -185,7 +172,7 @@ def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) 
         port.oper_up = status == "up" if isinstance(status, str) else None
         counters = object_or_empty(details.get("interfaceCounters"))
         # every change, down and up, alternating: the downs are half of them, rounded down
-        changes = _count(counters.get("linkStatusChanges"))
+        changes = counter(counters.get("linkStatusChanges"))
         port.link_flaps = None if changes is None else changes // 2
 
 
@@ -227,7 +214,7 @@ def _read_queue_drops(output: Output, names: dict[str, str], state: DeviceState)
 def _dropped(precedences: Any) -> int | None:
     """Drops of a queue: the sum over its drop precedences (None when any is unreadable)."""
     counts = [
-        _count(object_or_empty(p).get("droppedPackets"))
+        counter(object_or_empty(p).get("droppedPackets"))
         for p in object_or_empty(precedences).values()
     ]
     if not counts or any(c is None for c in counts):
@@ -241,7 +228,7 @@ def _read_ecn(output: Output, names: dict[str, str], state: DeviceState) -> None
         for label, marked in object_or_empty(details.get("queueCounters")).items():
             if str(label).isdigit() and len(str(label)) <= 2:
                 queue = port.queues.setdefault(int(label), QueueCounters())
-                queue.ecn_marked_packets = _count(marked)  # "-": ECN not on this queue
+                queue.ecn_marked_packets = counter(marked)  # "-": ECN not on this queue
 
 
 def _read_watchdog(output: Output, names: dict[str, str], state: DeviceState) -> None:
@@ -253,12 +240,12 @@ def _read_watchdog(output: Output, names: dict[str, str], state: DeviceState) ->
             if not (str(label).isdigit() and len(str(label)) <= 2):
                 continue
             watchdog = port.watchdog.setdefault(int(label), WatchdogCounters())
-            watchdog.storms_detected = _count(object_or_empty(counters).get("stuckCount"))
-            watchdog.storms_restored = _count(object_or_empty(counters).get("recoveryCount"))
+            watchdog.storms_detected = counter(object_or_empty(counters).get("stuckCount"))
+            watchdog.storms_restored = counter(object_or_empty(counters).get("recoveryCount"))
 
 
 def _read_pause_frames(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for name, raw, counters in _planned(json_object(output).get("interfaceCounters"), names):
         port = _port(state, name, output, raw, "pause_rx_frames")
-        port.pause_rx_frames = _count(counters.get("rxFrames"))
-        port.pause_tx_frames = _count(counters.get("txFrames"))
+        port.pause_rx_frames = counter(counters.get("rxFrames"))
+        port.pause_tx_frames = counter(counters.get("txFrames"))

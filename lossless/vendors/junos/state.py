@@ -36,12 +36,12 @@ from lossless.observed import (
     OPER,
     PAUSE,
     QUEUE,
-    UNSUPPORTED,
     DeviceState,
     Output,
     PortState,
     QueueCounters,
     Reader,
+    counter,
     json_object,
     output_folder,
     read_outputs,
@@ -63,7 +63,6 @@ WHAT = {
 # QFX5220 has no watchdog
 NEEDS: dict[str, str] = {OPER: "interfaces", PAUSE: "interfaces", QUEUE: "queues"}
 
-MAX_DIGITS = 20  # a 64-bit counter has at most 20 digits
 MAX_ITEMS = 100_000  # elements read from one list: bounded work on a hostile output
 ECN_MARKED = "queue-counters-ecn-ce-packets"
 
@@ -107,10 +106,7 @@ def _leaf(node: Any, key: str) -> str | None:
 
 
 def _count(node: Any, key: str) -> int | None:
-    text = _leaf(node, key)
-    if text is None or not text.isdigit() or len(text) > MAX_DIGITS:
-        return None
-    return int(text) if int(text) < UNSUPPORTED else None
+    return counter(_leaf(node, key))
 
 
 def _interfaces(output: Output) -> list[dict[str, Any]]:

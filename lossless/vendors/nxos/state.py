@@ -46,7 +46,6 @@ from lossless.observed import (
     PAUSE,
     PFC,
     QUEUE,
-    UNSUPPORTED,
     WATCHDOG,
     DeviceState,
     Output,
@@ -54,6 +53,7 @@ from lossless.observed import (
     QueueCounters,
     Reader,
     WatchdogCounters,
+    counter,
     json_object,
     object_or_empty,
     output_folder,
@@ -92,7 +92,6 @@ PER_PRIORITY = (
     "`show interface priority-flow-control`",
 )
 
-MAX_DIGITS = 20  # a 64-bit counter has at most 20 digits
 MAX_ROWS = 100_000  # rows read from one table: bounded work on a hostile output
 _ETHERNET = re.compile(r"(?i)^(?:eth|ethernet)\s*(\d[\d/.]*)")
 _QOS_GROUP = re.compile(r"^\s*(\d)\b")
@@ -137,17 +136,6 @@ def _modules(data: dict[str, Any]) -> list[dict[str, Any]]:
     return _rows(data.get("TABLE_module"), "ROW_module")
 
 
-def _count(value: Any) -> int | None:
-    """A counter as NX-API gives it (a number, or digits as text), None when it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if 0 <= value < UNSUPPORTED else None
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= MAX_DIGITS:
-        return int(value.strip()) if int(value.strip()) < UNSUPPORTED else None
-    return None
-
-
 def _port(state: DeviceState, name: str, output: Output, raw: str, *fields: str) -> PortState:
     """The port's state, created on first sight with the output it was first seen in; the
     fields (PortState.sources keys) the caller reads from this output point at it."""
@@ -184,8 +172,8 @@ def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None
             if found is None:
                 continue
             port = _port(state, found[0], output, found[1], "pause_rx_frames")
-            port.pause_rx_frames = _count(row.get("rx-stats"))
-            port.pause_tx_frames = _count(row.get("tx-stats"))
+            port.pause_rx_frames = counter(row.get("rx-stats"))
+            port.pause_tx_frames = counter(row.get("tx-stats"))
             oper = row.get("oper")
             if not isinstance(oper, str):
                 port.pfc_enabled = None
@@ -247,7 +235,7 @@ def _stats(entries: list[dict[str, Any]]) -> dict[str, int | None]:
         label = entry.get("q-stat-type")
         values = [v for k, v in entry.items() if k != "q-stat-type" and k.startswith("q-")]
         if isinstance(label, str) and len(values) == 1:
-            stats[label.strip().lower()] = _count(values[0])
+            stats[label.strip().lower()] = counter(values[0])
     return stats
 
 
@@ -285,7 +273,7 @@ def _read_group(group: dict[str, Any], port: PortState) -> None:
 
 def _sum(entry: dict[str, Any]) -> int | None:
     """Unicast + OOBFC unicast + multicast of a stat row (None when any is unreadable)."""
-    counts = [_count(entry[key]) for key in _UNIT_VALUES if key in entry]
+    counts = [counter(entry[key]) for key in _UNIT_VALUES if key in entry]
     if not counts or any(c is None for c in counts):
         return None
     return sum(c for c in counts if c is not None)
