@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from lossless.cli.inputs import load
+from lossless.cli.outputs import write_text
 from lossless.cli.selection import select_devices
 from lossless.errors import UsageError
 from lossless.planner.fabric import plan_fabric
@@ -34,14 +34,9 @@ def _state_script(args: argparse.Namespace) -> int:
     chosen = select_devices(inventory.devices, args.device, args.inventory)
     plan = plan_fabric(inventory, chosen or None, hosts=False)
     script = collection_script(plan)
-    if args.output in (None, "-"):
-        sys.stdout.write(script)
-        return 0
-    from lossless.system.writing import write_atomically
-
-    target = Path(args.output)
-    write_atomically(target.parent, {target.name: script})
-    print(printable(f"wrote {target} (run it as: bash {target} DIR)"))
+    target = write_text(args.output, script)
+    if target is not None:
+        print(printable(f"wrote {target} (run it as: bash {target} DIR)"))
     return 0
 
 
@@ -71,13 +66,8 @@ def _anta(args: argparse.Namespace) -> int:
     if not catalog:
         raise UsageError(f"no ANTA test applies: {', '.join(eos)} list no port")
     text = catalog_text(catalog, args.inventory)
-    if args.output in (None, "-"):
-        sys.stdout.write(text)
-        return 0
-    from lossless.system.writing import write_atomically  # its worker pool: only to write
-
-    target = Path(args.output)
-    write_atomically(target.parent, {target.name: text})
-    counted = f"{plural(catalog_size(catalog), 'test')} for {plural(len(eos), 'EOS device')}"
-    print(printable(f"wrote {target} (ANTA catalog: {counted})"))
+    target = write_text(args.output, text)
+    if target is not None:
+        counted = f"{plural(catalog_size(catalog), 'test')} for {plural(len(eos), 'EOS device')}"
+        print(printable(f"wrote {target} (ANTA catalog: {counted})"))
     return 0

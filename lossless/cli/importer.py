@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from lossless.cli.outputs import write_text
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
 from lossless.model import Inventory
@@ -70,14 +71,9 @@ def import_command(args: argparse.Namespace) -> int:
         print(printable(f"lossless import: {note}"), file=sys.stderr)
     if args.check:
         return _check(imported, args.output, source)
-    if args.output in (None, "-"):
-        sys.stdout.write(text)
-        return 0
-    from lossless.system.writing import write_atomically
-
-    target = Path(args.output)
-    write_atomically(target.parent, {target.name: text})
-    print(printable(f"wrote {target} ({imported.summary()}, from {source})"))
+    target = write_text(args.output, text)
+    if target is not None:
+        print(printable(f"wrote {target} ({imported.summary()}, from {source})"))
     return 0
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict
-from pathlib import Path
 
 from lossless.cli.inputs import inventory_path, load
+from lossless.cli.outputs import write_text
 from lossless.errors import InputError
 from lossless.system.resources import schema_text
+from lossless.text.printable import printable
 
 
 def validate_command(args: argparse.Namespace) -> int:
@@ -41,12 +41,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def schema_command(args: argparse.Namespace) -> int:
     text = schema_text(args.name)
-    if args.output in (None, "-"):
-        sys.stdout.write(text)
-        return 0
-    from lossless.system.writing import write_atomically  # its worker pool: only to write
-
-    target = Path(args.output)
-    write_atomically(target.parent, {target.name: text})
-    print(f"wrote {target} ({args.name} schema)")
+    target = write_text(args.output, text)
+    if target is not None:
+        print(printable(f"wrote {target} ({args.name} schema)"))
     return 0
