@@ -16,7 +16,7 @@ failed post-check rolls back. Any failure before the commit discards the candida
 
 Before the first commit every device's running config is saved (save_backup): rolling back
 after a push is one mechanism on every OS, that config put back whole (napalm
-load_replace_candidate + commit_config, or the per-OS commands RESTORE prints). napalm's own
+load_replace_candidate + commit_config, or by hand: Vendor.restore_hint). napalm's own
 rollback() cannot undo a confirmed push: Junos's confirm_commit() is a second commit (rollback 1
 is then the new config) and EOS's rollback-0 is the startup config (napalm 5.2 junos.py, eos.py).
 
@@ -134,16 +134,6 @@ class LiveResult:
 # `rollback clean-config` then the lines, committed and `write memory`; nxos.py `rollback
 # running-config file`; junos.py `load override`). Never the rendered fragment: a replace with
 # it would remove everything lossless does not own.
-RESTORE = {
-    "eos": "copy it to the switch as flash:{name}, then `configure replace flash:{name}` and "
-    "`write memory`",
-    "nxos": "copy it to the switch as bootflash:{name}, then `rollback running-config file "
-    "bootflash:{name}` and `copy running-config startup-config`",
-    "junos": "copy it to the switch as /var/tmp/{name}, then in configuration mode `load "
-    "override /var/tmp/{name}` and `commit`",
-}
-
-
 @dataclass(frozen=True)
 class PushGate:
     """Push waves gated on `verify`: after each wave, wait `settle_s`, read the state of
@@ -753,10 +743,10 @@ class Deployer:
         ]
         for name in changed:
             path, _ = self.saved.get(name, (None, ""))
-            driver = napalm_driver(self.plan.devices[name]) or ""
+            hint = vendor_for(self.plan.devices[name].os).restore_hint
             lines.append(
-                f"  {name}: {path}: {RESTORE[driver].format(name=path.name)}"
-                if path is not None and driver in RESTORE
+                f"  {name}: {path}: {hint.format(name=path.name)}"
+                if path is not None and hint
                 else f"  {name}: no saved running config: restore it from your own backup"
             )
         return lines

@@ -49,6 +49,9 @@ class Vendor:
     diff_kind: str  # what its changes are: json-patch, nvue-commands, remediation, set-commands
     max_mtu: int | None = None  # the largest interface (IP) MTU it accepts, if it has one
     apply_hint: str = ""  # how to apply a diff on the switch, where that needs saying
+    # How to put a saved running config back by hand ({name}: the file's name), where push
+    # can save one (a napalm driver)
+    restore_hint: str = ""
     # The napalm driver that reaches it (docs/reference/vendors.md 7): `diff --live` and
     # `push`; None where napalm has none (SONiC, Cumulus)
     napalm_driver: str | None = None

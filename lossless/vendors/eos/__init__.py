@@ -26,4 +26,9 @@ VENDOR = Vendor(
     diff_kind="remediation",
     max_mtu=render.MAX_MTU,
     state_reader="lossless.vendors.eos.state",
+    # the saved running config replaces the running one whole (lossless push --backup)
+    restore_hint=(
+        "copy it to the switch as flash:{name}, then `configure replace flash:{name}` and "
+        "`write memory`"
+    ),
 )

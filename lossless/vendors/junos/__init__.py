@@ -27,4 +27,9 @@ VENDOR = Vendor(
     diff_kind="set-commands",
     as_rendered=render.as_rendered,
     state_reader="lossless.vendors.junos.state",
+    # the saved running config replaces the running one whole (lossless push --backup)
+    restore_hint=(
+        "copy it to the switch as /var/tmp/{name}, then in configuration mode `load "
+        "override /var/tmp/{name}` and `commit`"
+    ),
 )

@@ -27,4 +27,9 @@ VENDOR = Vendor(
     # CNP in qos-group 7, the highest-numbered queue (render.as_rendered)
     as_rendered=render.as_rendered,
     state_reader="lossless.vendors.nxos.state",
+    # the saved running config replaces the running one whole (lossless push --backup)
+    restore_hint=(
+        "copy it to the switch as bootflash:{name}, then `rollback running-config file "
+        "bootflash:{name}` and `copy running-config startup-config`"
+    ),
 )
