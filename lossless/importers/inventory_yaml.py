@@ -954,32 +954,31 @@ def text_lines(imported: Imported) -> list[tuple[str, str]]:
         lines += [(line, who) for line in body]
         if ports:
             lines.append(("    ports:", who))
-            lines += [
-                (
-                    _with_comment(f"      {scalar(p.name)}: {flow(p.settings)}", p.comment),
-                    _who_of(imported, p),
-                )
-                for p in ports
-            ]
+            lines += _named_entries(imported, ports)
     if imported.servers:
         lines += [("", ""), ("servers:", "")]
         for entry, nics in imported.servers:
             who = _who_of(imported, entry)
             lines.append((_with_comment(f"  {scalar(entry.name)}:", entry.comment), who))
             lines.append(("    nics:", who))
-            lines += [
-                (
-                    _with_comment(f"      {scalar(n.name)}: {flow(n.settings)}", n.comment),
-                    _who_of(imported, n),
-                )
-                for n in nics
-            ]
+            lines += _named_entries(imported, nics)
     if imported.links:
         lines += [("", ""), ("links:", "")]
         for link in imported.links:
             line = _with_comment(f"  - {flow(link.settings)}", link.comment)
             lines.append((line, _member_whos(imported, link)))
     return lines
+
+
+def _named_entries(imported: Imported, entries: list[Entry]) -> list[tuple[str, str]]:
+    """A device's ports or a server's NICs: `name: {settings}  # where from`, one a line."""
+    return [
+        (
+            _with_comment(f"      {scalar(e.name)}: {flow(e.settings)}", e.comment),
+            _who_of(imported, e),
+        )
+        for e in entries
+    ]
 
 
 def _member_whos(imported: Imported, link: Entry) -> str:
