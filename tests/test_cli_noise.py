@@ -217,3 +217,24 @@ def test_live_diff_without_napalm_names_this_installation(run, monkeypatch):
     assert result.code == 2
     assert "napalm is not installed" in result.err
     assert install_extra_command("deploy", direct_url()) in result.err
+
+
+@pytest.mark.parametrize("source", ["netbox", "nautobot"])
+@pytest.mark.parametrize("missing", ["requests", "pynetbox"])
+def test_import_without_its_extra_names_the_extra(run, monkeypatch, tmp_path, source, missing):
+    """`pip install .` then `lossless import ...`: exit 2 naming the missing package and the
+    pip command for the netbox extra, never an internal error (was exit 3,
+    ModuleNotFoundError)."""
+    from lossless.system.origin import direct_url
+
+    monkeypatch.setitem(sys.modules, missing, None)  # import raises ImportError
+    for name in list(sys.modules):  # the importers must be imported again, without it
+        if name.startswith("lossless.importers"):
+            monkeypatch.delitem(sys.modules, name)
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text("{}\n")
+    result = run("import", source, "--url", "https://nb.example", "--mapping", str(mapping))
+    assert result.code == 2, result.err
+    assert f"{missing} is not installed" in result.err
+    assert install_extra_command("netbox", direct_url()) in result.err
+    assert "internal error" not in result.err

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lossless.cli.extras import require_extra
 from lossless.cli.inputs import folder, load
 from lossless.cli.selection import chosen_devices
 from lossless.errors import UsageError
@@ -163,19 +164,11 @@ def _backup_folder(args: argparse.Namespace) -> Path:
 
 def _require_deploy_extra() -> None:
     """The live steps need the optional napalm/nornir extra: say so, not a traceback."""
-    try:
-        import napalm  # noqa: F401
-        import nornir_napalm.plugins.connections  # noqa: F401
-
-        import lossless.deploy.live  # noqa: F401
-    except ImportError as error:
-        from lossless.system.origin import direct_url, install_extra_command
-
-        missing = f" ({error.name} is not installed)" if error.name else ""
-        raise UsageError(
-            f"live diff and push need napalm and nornir{missing}: "
-            + install_extra_command("deploy", direct_url())
-        ) from None
+    require_extra(
+        "deploy",
+        "live diff and push need napalm and nornir",
+        ("napalm", "nornir_napalm.plugins.connections", "lossless.deploy.live"),
+    )
 
 
 def _deployer(args: argparse.Namespace, plan: FabricPlan) -> Deployer:

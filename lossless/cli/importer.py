@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from lossless.cli.extras import require_extra
 from lossless.cli.outputs import write_text
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
@@ -26,6 +27,11 @@ SOURCES = {"netbox": "NetBox", "nautobot": "Nautobot"}
 
 
 def import_command(args: argparse.Namespace) -> int:
+    require_extra(
+        "netbox",
+        f"import {args.source} needs pynetbox and requests",
+        ("requests", "pynetbox", "lossless.importers.netbox"),
+    )
     from lossless.importers.inventory_yaml import (
         build_inventory,
         inventory_text,
