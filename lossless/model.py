@@ -40,6 +40,9 @@ class EcnPolicy:
     max_bytes: int | None
     probability_percent: int | None
     fan_out: int  # congested egress queues one ingress PG may feed (PFC fires at T/f)
+    # The inventory chose no Kmax (no ecn preset or max_bytes anywhere): the default preset's
+    # Kmax is lowered to the queue's PFC trigger, so the default marks fully before PFC fires
+    fit_to_trigger: bool = False
 
 
 @dataclass(frozen=True)

@@ -147,3 +147,42 @@ def test_plan_accepts_ecn_that_marks_before_pfc(run, write):
     assert ecn["min_below_trigger"] is True  # 150 kB below T
     assert ecn["max_below_trigger"] is False  # 1.5 MB above it: a warning in lint
     assert trigger["largest_n_ecn_before_pfc"] == ecn["largest_pgs_min"] > 32
+
+
+DEFAULT_ECN_INVENTORY = ECN_INVENTORY.replace("  policy:\n    ecn: {{preset: {preset}}}\n", "")
+
+
+@pytest.mark.parametrize(
+    "policy",
+    ["", "  policy:\n    ecn: {fan_out: 1}\n", "  policy:\n    ecn: {min_bytes: 100000}\n"],
+    ids=["no-ecn", "fan-out-only", "kmin-only"],
+)
+def test_the_default_ecn_lints_clean_on_its_hardware(run, write, policy):
+    """An inventory that chooses no Kmax: the nvidia preset's 1.5 MB is lowered to the queue's
+    PFC trigger T/f (Trident 3 at n = 32: about 0.5 MB), so the defaults give no LL112 (they
+    gave one warning per port); explain says why."""
+    text = DEFAULT_ECN_INVENTORY.format().replace("  name: ecn\n", "  name: ecn\n" + policy)
+    path = str(write(text))
+    result = run("plan", path, "--format", "json")
+    ecn = json.loads(result.out)["devices"]["leaf1"]["ports"]["Ethernet1/1"]["ecn"][0]
+    assert ecn["max_bytes"] == ecn["queue_trigger_bytes"] < 1_500_000
+    assert ecn["max_below_trigger"] is True
+    lint = run("lint", path)
+    assert "LL112" not in lint.out, lint.out
+    explained = run("explain", path, "leaf1", "Ethernet1/1")
+    assert "lowered to the" in explained.out and "ecn.max_bytes overrides" in explained.out
+
+
+def test_a_chosen_kmax_is_kept_and_judged(run, write):
+    """`preset: nvidia` or `max_bytes` in the inventory is the user's choice: kept as written,
+    and LL112 still warns when it is above the trigger."""
+    for policy in ("{preset: nvidia}", "{max_bytes: 1500000}"):
+        text = ECN_INVENTORY.replace(
+            "{{preset: {preset}}}", policy.replace("{", "{{").replace("}", "}}")
+        )
+        path = str(write(text.format()))
+        ecn = json.loads(run("plan", path, "--format", "json").out)["devices"]["leaf1"]["ports"][
+            "Ethernet1/1"
+        ]["ecn"][0]
+        assert ecn["max_bytes"] == 1_500_000, policy
+        assert "LL112" in run("lint", path).out, policy

@@ -27,6 +27,9 @@ DEFAULT_POLICY: dict[str, Any] = {
         "max_bytes": None,
         "probability_percent": None,
         "fan_out": 1,
+        # Not an inventory key: with no Kmax chosen (no preset, no max_bytes), the preset's
+        # 1.5 MB is lowered to what a queue holds when PFC fires on the device (planner/fabric.py)
+        "fit_to_trigger": True,
     },
     # Watchdog: detection/restoration 200 ms (SONiC pfcwd defaults, Juniper 2 x 100 ms polls), poll
     # 100 ms (Cumulus, Juniper, Arista AI guide), action drop (docs/reference/physics.md 4 rule 8).
@@ -93,6 +96,8 @@ def merge_policy(base: dict[str, Any], override: dict[str, Any]) -> dict[str, An
             if key == "ecn" and "preset" in value:
                 for threshold in ECN_THRESHOLD_KEYS:
                     inherited[threshold] = None
+            if key == "ecn" and ("preset" in value or "max_bytes" in value):
+                inherited["fit_to_trigger"] = False  # the inventory chose its Kmax
             merged[key] = merge_policy(inherited, value)
         else:
             merged[key] = value

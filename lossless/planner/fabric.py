@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 from typing import Literal
 
@@ -267,6 +268,22 @@ class _Planner:
         )
         d.inputs = {"speed_mbps": port.speed_mbps}
         thresholds = ecn_thresholds(policy.ecn, port.speed_mbps, d)
+        queue = trigger.queue_bytes(policy.ecn.fan_out)
+        if policy.ecn.fit_to_trigger and queue is not None and thresholds.max_bytes > queue:
+            # Defaults lint clean on the hardware they are for (LL112): full marking first
+            kmax = max(queue, thresholds.min_bytes)
+            d.step(
+                "kmax",
+                "max(Kmin, min(preset Kmax, T / f))",
+                f"max({thresholds.min_bytes}, min({thresholds.max_bytes}, {queue}))",
+                kmax,
+            )
+            d.notes.append(
+                f"the inventory sets no ECN Kmax: the {thresholds.preset} preset's "
+                f"{thresholds.max_bytes} B is lowered to the {queue} B a queue holds when PFC "
+                "fires, so ECN marks fully before PFC pauses (LL112); ecn.max_bytes overrides"
+            )
+            thresholds = dataclasses.replace(thresholds, max_bytes=kmax)
         checked = trigger.check(thresholds, policy.ecn.fan_out, d)
         key = (
             f"ecn/{device.name}/{port.speed_mbps}M/{thresholds.min_bytes}-{thresholds.max_bytes}"

@@ -76,6 +76,12 @@ class Trigger:
     shared: float | None  # B per partition
     alpha: float
 
+    def queue_bytes(self, fan_out: int) -> int | None:
+        """T/f: what one of f congested queues holds when PFC fires (None: buffer unknown)."""
+        if self.shared is None or self.plan.trigger_bytes is None:
+            return None
+        return self.plan.trigger_bytes // fan_out
+
     def check(self, thresholds: EcnThresholds, fan_out: int, d: Derivation) -> QueueCheck | None:
         """Compare one queue's thresholds with T/f, recording the steps in d."""
         p = self.plan
