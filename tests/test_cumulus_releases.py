@@ -247,3 +247,23 @@ def test_the_diff_reads_the_header_of_a_full_startup_yaml():
     config = read_nvue(text, str(running))
     assert cumulus_diff.header_release(text, str(running)) is cumulus_render.ON_OFF  # 5.11.0
     assert cumulus_diff.running_words(config, text, config) is cumulus_render.ON_OFF
+
+
+def test_a_number_that_quoting_would_not_fix_gets_both_reasons_at_once(run, tmp_path):
+    """`speed: 400` was told to write it in quotes, then, quoted, that its unit is missing:
+    one message now says both."""
+    path = tmp_path / "fabric.yaml"
+    path.write_text(
+        "fabric: {name: f}\n"
+        "devices:\n"
+        "  leaf1: {role: leaf, os: eos, asic: trident-3, ports: {Ethernet1/1: {speed: 400}}}\n"
+    )
+    result = run("validate", str(path))
+    assert result.code == 2
+    line = result.err.splitlines()[0]
+    assert line.startswith(
+        f"{path}:3:",
+    ), line
+    assert "devices.leaf1.ports.Ethernet1/1.speed: expected text" in line
+    assert "'400' in quotes would not be valid either" in line
+    assert "Line rate with a unit" in line and "write it in quotes" not in line

@@ -110,6 +110,13 @@ def _problems_for(error: ValidationError, document: Document) -> list[Problem]:
         wanted = " or ".join(_TYPE_WORDS.get(str(name), str(name)) for name in names)
         message = f"expected {wanted}, got {_describe(error.instance)}"
         if names == ["string"] and type(error.instance) in (int, float):
+            pattern, as_text = error.schema.get("pattern"), str(error.instance)
+            # an int reads back as written (a float may not: 5.10 is 5.1)
+            if pattern and type(error.instance) is int and not re.search(pattern, as_text):
+                # quoting alone would not do (speed: 400 lacks its unit): say both at once
+                hint = error.schema.get("description", "")
+                message += f", and {as_text!r} in quotes would not be valid either. {hint}"
+                return [document.problem(path, message.strip())]
             # a release or model number: YAML reads 5.10 unquoted as the number 5.1
             message += ' (write it in quotes, e.g. "5.10": unquoted, YAML reads a number)'
         return [document.problem(path, message)]
