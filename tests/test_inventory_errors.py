@@ -175,13 +175,16 @@ def test_duplicate_device_from_range(run, write):
     )
     path = write(text)
     line = only_problem(run("validate", str(path)))
-    assert line == f"{path}:10:3: devices.leaf[1:2]: device 'leaf1' is defined twice"
+    assert (
+        line
+        == f"{path}:10:3: devices.leaf[1:2]: device 'leaf1' is defined twice (defined at line 4)"
+    )
 
 
 def test_server_name_clashes_with_device(run, write):
     path = write(MINIMAL.replace("  gpu1:\n", "  leaf1:\n").replace("gpu1:eth0", "leaf1:eth0"))
     line = only_problem(run("validate", str(path)))
-    assert line == f"{path}:17:3: servers.leaf1: 'leaf1' names a device or server already"
+    assert line == f"{path}:17:3: servers.leaf1: 'leaf1' names a device already, defined at line 4"
 
 
 def test_overlapping_port_ranges(run, write):

@@ -96,6 +96,13 @@ class _Resolver:
     def problem(self, path: PathKey, message: str, *, key: bool = False) -> None:
         self.problems.append(self.doc.problem(path, message, key=key))
 
+    def first_at(self, first: Location, path: PathKey) -> str:
+        """Where a name met again at path was first defined: its line, or FILE:LINE:COL when
+        that is another file."""
+        if first.file == self.where(path).file:
+            return f"defined at line {first.line}"
+        return f"defined at {first}"
+
     def where(self, path: PathKey, *, key: bool = False) -> Location:
         return Location(self.doc.file, *self.doc.mark(path, key=key))
 
@@ -257,7 +264,8 @@ class _Resolver:
             policy_origin = self.policy_origin(layer_paths)
             for index, name in enumerate(names):
                 if name in devices:
-                    self.problem(path, f"device {name!r} is defined twice", key=True)
+                    first = self.first_at(devices[name].where, path)
+                    self.problem(path, f"device {name!r} is defined twice ({first})", key=True)
                     continue
                 devices[name] = Device(
                     name=name,
@@ -432,7 +440,13 @@ class _Resolver:
             host = dict(spec.get("host", {}))  # shared, as the NICs are, by the range
             for name in names:
                 if name in devices or name in servers:
-                    self.problem(path, f"{name!r} names a device or server already", key=True)
+                    first = devices[name] if name in devices else servers[name]
+                    kind = "device" if name in devices else "server"
+                    self.problem(
+                        path,
+                        f"{name!r} names a {kind} already, {self.first_at(first.where, path)}",
+                        key=True,
+                    )
                     self.broken.add(name)
                     continue
                 servers[name] = Server(
