@@ -40,6 +40,7 @@ from lossless.model import (
 )
 from lossless.system.files import is_safe_name
 from lossless.text import ranges
+from lossless.text.grammar import plural
 from lossless.text.units import format_speed, parse_speed
 
 # Caps on what an inventory may ask for. The largest chassis has about 2,300 ports with
@@ -90,6 +91,10 @@ class _Resolver:
         self.links: list[Link] = []
         # both ends of every link made so far -> its index in links (the Inventory's index)
         self.link_index: dict[tuple[str, str], int] = {}
+        # a NIC definition (shared by its server range) -> the path of its speed
+        self.nic_speed_paths: dict[Location, PathKey] = {}
+        # links whose ends differ in speed, one list per cause (_say_speed_mismatches)
+        self.speed_mismatches: dict[tuple[PathKey, int, int], list] = {}
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -470,12 +475,14 @@ class _Resolver:
                     self.problem(path, f"NIC {name!r} is defined twice", key=True)
                     continue
                 seen.add(name)
+                where = self.where(path, key=True)
+                self.nic_speed_paths[where] = (*path, "speed")
                 yield Nic(
                     name=name,
                     speed_mbps=parse_speed(spec["speed"]),
                     model=spec.get("model"),
                     host=host,
-                    where=self.where(path, key=True),
+                    where=where,
                 )
 
     # -- links ---------------------------------------------------------------------------
@@ -499,7 +506,29 @@ class _Resolver:
                 ):
                     self.link_index[a] = self.link_index[b] = len(links)
                     links.append(Link(a, b, cable_m, cable_type, description, where))
+        self._say_speed_mismatches()
         return links
+
+    def _say_speed_mismatches(self) -> None:
+        """One problem per cause: links whose ends differ in the same way are said once. A
+        server range's NICs at the wrong speed: at the NIC's speed (the line every server of
+        the range shares); anything else, and a single link: at the link entry."""
+        for (path, a_speed, b_speed), pairs in self.speed_mismatches.items():
+            a, b, link_path = pairs[0]
+            more = f" and {plural(len(pairs) - 1, 'more link')}" if len(pairs) > 1 else ""
+            if len(pairs) == 1:  # one link: said at the link, switch port first
+                path = link_path
+            if path[0] == "servers":  # b is the NIC, a the switch port
+                self.problem(
+                    path,
+                    f"{format_speed(b_speed)}, but the switch ports cabled to it run at "
+                    f"{format_speed(a_speed)}: {a} - {b}{more} (links[{link_path[1]}])",
+                )
+            else:
+                self.problem(
+                    path,
+                    f"{a} runs at {format_speed(a_speed)} but {b} at {format_speed(b_speed)}{more}",
+                )
 
     def _plainly_fine(
         self,
@@ -626,9 +655,13 @@ class _Resolver:
             self.problem(a_path, f"{a} - {b}: a link needs a switch on at least one end")
             return False
         if a_speed != b_speed:
-            self.problem(
-                a_path, f"{a} runs at {format_speed(a_speed)} but {b} at {format_speed(b_speed)}"
-            )
+            key, pair = (a_path, a_speed, b_speed), (a, b, a_path)
+            if b.node in servers or a.node in servers:  # said at the NIC, switch port first
+                switch, nic = (a, b) if b.node in servers else (b, a)
+                speeds = (a_speed, b_speed) if nic is b else (b_speed, a_speed)
+                nic_path = self.nic_speed_paths[servers[nic.node].nics[nic.port].where]
+                key, pair = (nic_path, *speeds), (switch, nic, a_path)
+            self.speed_mismatches.setdefault(key, []).append(pair)
             return False
         return True
 
