@@ -465,3 +465,25 @@ def test_without_the_deploy_extra_the_live_steps_say_how_to_install_it(
     # the editable clone the tests run in
     assert "-m pip install -e" in result.err and "[deploy]'" in result.err
     assert "Traceback" not in result.err + result.out
+
+
+@pytest.mark.parametrize(
+    ("password", "text", "expected"),
+    [
+        ("p", "phase 1 impact", "phase 1 impact"),  # too short to be a secret: untouched
+        ("pas", "pas de passe", "pas de passe"),
+        ("hase", "phase 1: hase", "phase 1: ***"),  # never inside a word
+        ("s3cret", "login s3cret failed, s3crets", "login *** failed, s3crets"),
+        ("p@ss%", "url user:p%40ss%25@host, p@ss%", "url user:***@host, ***"),
+    ],
+)
+def test_the_scrubber_replaces_a_secret_only_where_it_stands_alone(
+    monkeypatch, password, text, expected
+):
+    """A one-letter password garbled every message (`***hase 1`, `im***act`): only secrets
+    of 4 or more characters are scrubbed, and only as words of their own."""
+    from lossless.deploy import credentials
+
+    monkeypatch.setattr(credentials, "_SECRET_FORMS", set())
+    credentials.Credentials("admin", password)
+    assert credentials.scrub(text) == expected

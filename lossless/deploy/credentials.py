@@ -1,15 +1,18 @@
 """Device credentials: from the environment or a credentials file kept outside the inventory.
 
 Never printed, logged or written: the password is excluded from repr, every password loaded is
-known to `scrub()`, which removes it (as written, and in its repr, JSON and URL-encoded forms)
+known to `scrub()`, which removes it (as written, and in its repr, JSON and URL-encoded forms,
+wherever it stands as a word of its own; a password shorter than 4 characters is no secret)
 from any text before that text is shown, and a credentials file that is not valid YAML is
 reported by position only, never with the line that holds the password.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +26,10 @@ USERNAME_VARIABLE = "LOSSLESS_USERNAME"
 PASSWORD_VARIABLE = "LOSSLESS_PASSWORD"
 
 
+# Shorter passwords are not scrubbed: one or two letters are no secret, and replacing them
+# wherever they occur garbles every message (`***hase 1`).
+MIN_SECRET_LENGTH = 4
+
 # Every password this process has loaded, in each form it can take in a message.
 _SECRET_FORMS: set[str] = set()
 
@@ -34,7 +41,7 @@ class Credentials:
 
     def __post_init__(self) -> None:
         secret = self.password
-        if secret:
+        if len(secret) >= MIN_SECRET_LENGTH:
             _SECRET_FORMS.update(
                 {
                     secret,
@@ -47,10 +54,20 @@ class Credentials:
 
 
 def scrub(text: str) -> str:
-    """text with every form of every loaded password replaced by ***."""
+    """text with every form of every loaded password replaced by ***, where it stands as a
+    word of its own: a password `hase` inside `phase 1` is not the password."""
     for secret in sorted(_SECRET_FORMS, key=len, reverse=True):
-        text = text.replace(secret, "***")
+        if secret in text:
+            text = _standing_alone(secret).sub("***", text)
     return text
+
+
+@functools.lru_cache(maxsize=64)
+def _standing_alone(secret: str) -> re.Pattern[str]:
+    """secret, not preceded (followed) by a word character where it starts (ends) with one."""
+    before = r"(?<!\w)" if re.match(r"\w", secret[0]) else ""
+    after = r"(?!\w)" if re.match(r"\w", secret[-1]) else ""
+    return re.compile(before + re.escape(secret) + after)
 
 
 class CredentialStore:
