@@ -721,3 +721,23 @@ def test_a_wrong_connected_endpoint_costs_a_trace_not_a_link(tmp_path, monkeypat
     assert {"1001", "1002", "1003"} <= set(traces) and "1004" not in traces
     assert traces.index("1003") > traces.index("1002")  # after the first traces
     assert misled.read_text() == right.read_text()
+
+
+def test_the_modeline_points_editors_at_a_schema_file_the_user_can_write(tmp_path, monkeypatch):
+    """The imported inventory's yaml-language-server modeline named
+    https://lossless.dev/schemas/inventory.schema.json, the schema's $id, which no server
+    answers: it names a file beside the inventory, and the command the header gives writes
+    the schema there."""
+    target = tmp_path / "fabric" / "lab.yaml"
+    target.parent.mkdir()
+    with netbox(recording("lab.json")):
+        assert run_import(tmp_path, monkeypatch, "-o", str(target)) == 0
+    head = target.read_text().splitlines()[:3]
+    modeline = re.fullmatch(r"# yaml-language-server: \$schema=(\S+)", head[0])
+    assert modeline and "://" not in modeline.group(1), head
+    command = re.search(r"`lossless (schema inventory -o \S+)`", head[1])
+    assert command, head
+    monkeypatch.chdir(target.parent)
+    assert main(command.group(1).split()) == 0
+    schema = json.loads((target.parent / modeline.group(1)).read_text())
+    assert schema["title"]

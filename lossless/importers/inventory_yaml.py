@@ -415,7 +415,9 @@ def mapping_shown(mapping_file: str, output: str | None) -> str:
 
 def _header(data: SourceData, mapping_file: str) -> list[str]:
     return [
-        "yaml-language-server: $schema=https://lossless.dev/schemas/inventory.schema.json",
+        # A file the user has (the schema's $id is a name, no server answers it)
+        "yaml-language-server: $schema=inventory.schema.json",
+        "(for editors: `lossless schema inventory -o inventory.schema.json` writes it here)",
         "",
         f"Imported from {data.source} {data.url} with the mapping {mapping_file}",
         f"by `lossless import {data.source.lower()}`. Change {data.source} or the mapping and "
