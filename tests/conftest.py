@@ -19,6 +19,15 @@ if os.environ.get("CI") == "true":
     settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
+# The documentation: README.md (the site's home page) and every page under docs/ (mkdocs.yml)
+DOCS_PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def docs_page(name: str) -> str:
+    """The text of README.md or of docs/<name>."""
+    return (REPO / name if name == "README.md" else REPO / "docs" / name).read_text()
+
+
 INVENTORIES = REPO / "inventories"
 # Reference data the tests check against, copied into the repository so that any checkout
 # (and the sdist) runs the tests; tests/data/README.md says where each file comes from.

@@ -125,7 +125,7 @@ def test_tcsh_completes_rules(run):
 
 def test_install_lines_create_their_folder(run):
     help_text = run("completion", "--help").out
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "getting-started.md").read_text()
     for folder in (
         "~/.local/share/bash-completion/completions",
         "~/.zfunc",

@@ -140,8 +140,8 @@ def test_rendering_is_deterministic(lab):
 
 
 def test_the_readme_excerpt_is_the_golden_file():
-    """Every line of README's NVUE excerpt is in golden/lab/leaf2.yaml, in the same order."""
-    readme = (REPO / "README.md").read_text()
+    """Every line of the docs' NVUE excerpt is in golden/lab/leaf2.yaml, in the same order."""
+    readme = (REPO / "docs" / "rendering.md").read_text()
     start = readme.index("Cumulus Linux 5.x NVUE (`leaf2.yaml`, excerpt)")
     block = readme[
         readme.index("```yaml\n", start) + 8 : readme.index(

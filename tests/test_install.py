@@ -135,7 +135,7 @@ def test_the_wheel_works_in_a_fresh_environment_without_the_extras(wheel, tmp_pa
 
 
 def _documented_pre_commit_config() -> str:
-    text = (REPO / "README.md").read_text()
+    text = (REPO / "docs" / "ci.md").read_text()
     start = text.index("```yaml\n# .pre-commit-config.yaml") + len("```yaml\n")
     return text[start : text.index("```", start)]
 

@@ -199,7 +199,7 @@ def test_as_rendered_swaps_the_roce_queue_with_queue_4_only(leaf4):
 
 
 def test_the_readme_excerpt_is_the_golden_output():
-    readme = (INVENTORIES.parent / "README.md").read_text()
+    readme = (INVENTORIES.parent / "docs" / "rendering.md").read_text()
     start = readme.index("Juniper Junos (`leaf4.conf`, excerpt")
     excerpt = readme[
         readme.index("```\n", start) + 4 : readme.index("```", readme.index("```\n", start) + 4)

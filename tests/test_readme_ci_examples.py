@@ -23,7 +23,7 @@ import yaml
 from conftest import INVENTORIES, REPO
 from test_install import _git, _run, _snapshot
 
-README = (REPO / "README.md").read_text()
+README = (REPO / "docs" / "ci.md").read_text()  # the CI recipes (they were README's)
 PLACEHOLDER_CLONE = "/path/to/your/lossless-clone"
 
 

@@ -1,4 +1,4 @@
-"""README's output examples are what the commands print today: each example block is the
+"""The documentation's output examples (README and docs/) are what the commands print today: each example block is the
 real output, line for line, where `...` stands for lines left out."""
 
 from __future__ import annotations
@@ -7,14 +7,12 @@ import re
 import shlex
 
 import pytest
-from conftest import REPO
-
-README = REPO / "README.md"
+from conftest import DOCS_PAGES, REPO
 
 
 def _examples() -> list[tuple[str, str]]:
     """(command, block) for every "`lossless ...`" line followed by a fenced block."""
-    text = README.read_text()
+    text = "\n".join(page.read_text() for page in DOCS_PAGES)
     found = re.findall(
         r"^`(lossless [^`]+)`[^\n]*(?:\n[^\n]+)*\n\n```\n(.*?)^```", text, re.S | re.M
     )
@@ -58,7 +56,7 @@ def test_readme_example_is_the_real_output(run, monkeypatch, command, block):
     if command.split()[1] == "explain":  # an excerpt: the README shows one section
         expected = ["...", *expected, "..."]
     assert _matches(expected, result.out.splitlines()), (
-        f"README's example of `{command}` is stale; the real output:\n{result.out}"
+        f"the documented example of `{command}` is stale; the real output:\n{result.out}"
     )
 
 

@@ -21,6 +21,22 @@ CITING = [
     *sorted((REPO / "tests").glob("*.py")),
     *sorted((REPO / "inventories").glob("*")),
     REPO / "README.md",
+    # README's sections that moved to the documentation site
+    *(
+        REPO / "docs" / f"{page}.md"
+        for page in (
+            "getting-started",
+            "lint",
+            "numbers",
+            "rendering",
+            "hosts",
+            "report",
+            "diff-and-push",
+            "ci",
+            "performance",
+            "security",
+        )
+    ),
 ]
 
 
