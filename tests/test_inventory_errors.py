@@ -306,7 +306,8 @@ def test_a_nic_range_at_the_wrong_speed_is_one_problem_at_the_nic(run, write):
     path = write(
         "fabric: {name: f}\n"
         "devices:\n"
-        '  leaf1: {role: leaf, os: eos, asic: trident-3, ports: {"Ethernet[1:4]/1": {speed: 100G}}}\n'
+        "  leaf1: {role: leaf, os: eos, asic: trident-3,\n"
+        '          ports: {"Ethernet[1:4]/1": {speed: 100G}}}\n'
         "servers:\n"
         "  gpu[01:04]:\n"
         "    nics:\n"
@@ -315,8 +316,6 @@ def test_a_nic_range_at_the_wrong_speed_is_one_problem_at_the_nic(run, write):
         '  - {a: "leaf1:Ethernet[1:4]/1", b: "gpu[01:04]:eth0", cable_m: 3}\n'
     )
     line = only_problem(run("validate", str(path)))
-    assert line.startswith(f"{path}:7:"), line
+    assert line.startswith(f"{path}:8:"), line
     assert "servers.gpu[01:04].nics.eth0.speed: 200G" in line
-    assert (
-        "run at 100G: leaf1:Ethernet1/1 - gpu01:eth0 and 3 more links (links[0])" in line
-    )
+    assert "run at 100G: leaf1:Ethernet1/1 - gpu01:eth0 and 3 more links (links[0])" in line

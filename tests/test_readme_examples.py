@@ -1,5 +1,5 @@
-"""The documentation's output examples (README and docs/) are what the commands print today: each example block is the
-real output, line for line, where `...` stands for lines left out."""
+"""The documentation's output examples (README and docs/) are what the commands print today:
+each example block is the real output, line for line, where `...` stands for lines left out."""
 
 from __future__ import annotations
 
