@@ -162,7 +162,7 @@ def _rule_page(rule: Any, examples: list[dict[str, Any]], repo: Path) -> str:
         )
         lines.append("")
         for example in examples:
-            lines += _example_section(example, repo)
+            lines += _example_section(example, repo, rule.id)
     return "\n".join(lines) + "\n"
 
 
@@ -190,18 +190,51 @@ def load_rule_examples(repo: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def apply_example(example: dict[str, Any], repo: Path) -> tuple[str, str]:
-    """The golden config an example changes and its changed text."""
+    """The golden config an example changes, and its text with the first occurrence of the
+    example's `from` made `to`."""
     path = repo / "golden" / "lab" / example["file"]
     original = path.read_text(encoding="utf-8")
     old, new = example["change"]["from"], example["change"]["to"]
-    if original.count(old) != 1:
-        raise ValueError(f"{example['file']}: {old!r} is not in it exactly once")
-    return original, original.replace(old, new)
+    if old not in original:
+        raise ValueError(f"golden/lab/{example['file']}: {old!r} is not in it")
+    return original, original.replace(old, new, 1)
 
 
-def _example_section(example: dict[str, Any], repo: Path) -> list[str]:
+def example_findings(example: dict[str, Any], repo: Path) -> list[dict[str, Any]]:
+    """What `lossless lint inventories/lab.yaml --configs DIR` reports for the lab's rendered
+    configs with the example's change, as `--format json` lists it (file names relative)."""
+    import contextlib
+    import io
+    import shutil
+    import tempfile
+
+    from lossless.cli.main import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        configs = Path(folder)
+        for path in (repo / "golden" / "lab").iterdir():
+            if path.is_file() and path.name != "README.md":
+                shutil.copy(path, configs / path.name)
+        (configs / example["file"]).write_text(apply_example(example, repo)[1])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(["lint", str(repo / "inventories" / "lab.yaml"), "--configs", folder,
+                  "--format", "json"])  # fmt: skip
+        found = json.loads(out.getvalue() or "[]")
+        for finding in found:
+            finding["file"] = Path(finding["file"]).name
+    return found
+
+
+def _example_section(example: dict[str, Any], repo: Path, rule_id: str) -> list[str]:
     old, new = example["change"]["from"], example["change"]["to"]
     diff = [f"-{line}" for line in old.splitlines()] + [f"+{line}" for line in new.splitlines()]
+    reported = [
+        f"{f['file']}:{f['line']}:{f['column']}: {f['severity']} {f['rule']} [{f['name']}] "
+        f"{f.get('device') or ''} {f.get('port') or ''}: {f['message']}".replace("  ", " ")
+        for f in example_findings(example, repo)
+        if f["rule"] == rule_id
+    ]
     return [
         f"### {example['os']}: {example['title']}",
         "",
@@ -211,7 +244,11 @@ def _example_section(example: dict[str, Any], repo: Path) -> list[str]:
         *diff,
         "```",
         "",
-        f"reported as: *{example['reports']}*",
+        f"`lossless lint` reports ({rule_id} only):",
+        "",
+        "```",
+        *reported,
+        "```",
         "",
     ]
 
