@@ -6,6 +6,7 @@ and the inventory reference from the JSON Schema. Each function returns Markdown
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -110,11 +111,13 @@ def _markdown_text(text: str) -> str:
 # -- rules ---------------------------------------------------------------------------------
 
 
-def rule_pages(repo: Path) -> dict[str, str]:
+def rule_pages(repo: Path, *, examples: bool = True) -> dict[str, str]:
+    """rules/index.md and a page per rule; examples=False leaves out the failing examples
+    (each is a lint run)."""
     from lossless.lint.catalogue import registered_rules
 
     rules = registered_rules()
-    examples = load_rule_examples(repo)
+    changes = load_rule_examples(repo) if examples else {}
     index = [
         "# Lint rules",
         "",
@@ -133,7 +136,7 @@ def rule_pages(repo: Path) -> dict[str, str]:
             f"| [{rule.id}]({rule.id}.md) | {rule.name} | {rule.severity} | "
             f"{SCOPES.get(rule.scope, rule.scope)} |"
         )
-        generated[f"rules/{rule.id}.md"] = _rule_page(rule, examples.get(rule.id, []), repo)
+        generated[f"rules/{rule.id}.md"] = _rule_page(rule, changes.get(rule.id, []), repo)
     generated["rules/index.md"] = "\n".join(index) + "\n"
     return generated
 
@@ -202,7 +205,15 @@ def apply_example(example: dict[str, Any], repo: Path) -> tuple[str, str]:
 
 def example_findings(example: dict[str, Any], repo: Path) -> list[dict[str, Any]]:
     """What `lossless lint inventories/lab.yaml --configs DIR` reports for the lab's rendered
-    configs with the example's change, as `--format json` lists it (file names relative)."""
+    configs with the example's change, as `--format json` lists it (file names relative).
+    Each change is linted once per process."""
+    change = (example["file"], example["change"]["from"], example["change"]["to"])
+    return [dict(finding) for finding in _lint_changed(change, repo)]
+
+
+@functools.cache
+def _lint_changed(change: tuple[str, str, str], repo: Path) -> tuple[dict[str, Any], ...]:
+    example = {"file": change[0], "change": {"from": change[1], "to": change[2]}}
     import contextlib
     import io
     import shutil
@@ -223,7 +234,7 @@ def example_findings(example: dict[str, Any], repo: Path) -> list[dict[str, Any]
         found = json.loads(out.getvalue() or "[]")
         for finding in found:
             finding["file"] = Path(finding["file"]).name
-    return found
+    return tuple(found)
 
 
 def _example_section(example: dict[str, Any], repo: Path, rule_id: str) -> list[str]:
