@@ -24,7 +24,7 @@ import copy
 import re
 
 from lossless.asics import catalogue
-from lossless.asics.models import identify_model
+from lossless.asics.models import ModelMatch, identify_model
 from lossless.plan import (
     BudgetPlan,
     DevicePlan,
@@ -100,20 +100,30 @@ def skeleton_device(
 _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
+def model_name(value: object) -> str | None:
+    """A model name as configs print it, None for anything else (not repeated anywhere)."""
+    return value if isinstance(value, str) and _MODEL.fullmatch(value) else None
+
+
 def learn_platform(device: DevicePlan, model: str, where: str) -> bool:
     """The hardware a config's own header names (`model` at `where`: EOS's `! device:` line,
     an NVUE header's model, SONiC's hwsku), for a config linted alone: its ASIC and, when the
     catalogue has the model, its platform (the real port count). False, and the device as it
     was, for a model the catalogue cannot place."""
-    match = identify_model(model) if _MODEL.fullmatch(model) else None
+    match = identify_model(model) if model_name(model) else None
     if match is None:
         return False
+    learn_hardware(device, match, model, where)
+    return True
+
+
+def learn_hardware(device: DevicePlan, match: ModelMatch, model: str, where: str) -> None:
+    """The device is the catalogue hardware `match` that `model` at `where` names."""
     device.asic = match.asic
     device.platform = match.platform
     device.max_lossless_priorities = catalogue()[match.asic].max_lossless_priorities
     device.sources["platform"] = where
     device.assumed["asic"] = f"{match.asic}: the model {model} at {where} ({match.source})"
-    return True
 
 
 def skeleton_port(

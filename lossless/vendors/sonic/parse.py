@@ -21,7 +21,7 @@ What the config leaves out takes SONiC's default (sources in docs/vendors/sonic.
 A lossless PG whose profile is "NULL" (or a `headroom_type: dynamic` profile) on a
 dynamic-model switch is sized by the switch (HEADROOM_BY_SWITCH); on a traditional switch a
 NULL profile is a reference bufferorch cannot resolve: no headroom. ASIC from DEVICE_METADATA
-platform/hwsku where known (platform.asic_from_metadata), else the inventory's.
+platform/hwsku where known (platform.hardware_from_metadata), else the inventory's.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ from lossless.system.files import read_config
 from lossless.vendors.skeleton import (
     UNKNOWN,
     classify_traffic,
-    learn_platform,
+    learn_hardware,
+    model_name,
     new_port,
     queue_plan,
     skeleton_device,
@@ -54,9 +55,9 @@ from lossless.vendors.skeleton import (
 from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
 from lossless.vendors.sonic.platform import (
     DYNAMIC,
-    asic_from_metadata,
     asic_vendor,
     broadcom_form,
+    hardware_from_metadata,
     headroom_from_profile,
 )
 from lossless.vendors.sonic.render import HASH_FIELDS
@@ -100,17 +101,20 @@ class _Reader:
         self.db, self.hint = db, hint
         self.device = skeleton_device(name, "sonic", db.file, hint)
         metadata = db.table("DEVICE_METADATA").get("localhost", {})
-        if self.device.asic == UNKNOWN:
-            for key in ("hwsku", "platform"):  # a config alone: its hardware, where it says
-                text = metadata.get(key)
-                if text and learn_platform(
-                    self.device, text, db.at("DEVICE_METADATA", "localhost", key)
-                ):
-                    break
-        else:
-            match = asic_from_metadata(metadata.get("platform"), metadata.get("hwsku"))
-            if match is not None:
-                self.device.asic = match.asic
+        hardware = hardware_from_metadata(
+            model_name(metadata.get("platform")), model_name(metadata.get("hwsku"))
+        )
+        if hardware is not None and self.device.asic == UNKNOWN:  # a config alone
+            where = db.at("DEVICE_METADATA", "localhost", hardware.key)
+            if hardware.match is not None:
+                learn_hardware(self.device, hardware.match, hardware.name, where)
+            else:  # named, but not a chip the catalogue has: said, not guessed at
+                self.device.assumed["hardware"] = (
+                    f"{hardware.name} at {where} is {hardware.chip}, which the catalogue "
+                    "does not have"
+                )
+        elif hardware is not None and hardware.match is not None:
+            self.device.asic = hardware.match.asic
         self.dscp_map: str | None = None  # the DSCP_TO_TC_MAP bound, for the class lines
         self.scope: list[PortPlan] = []  # the ports device-wide facts are read from
         self.dynamic = metadata.get("buffer_model") == DYNAMIC
