@@ -87,7 +87,7 @@ def _hardware(asic: str | None, platform: str | None) -> ModelMatch | None:
     """The switch --asic and --platform name (a catalogue ASIC, a model the catalogue can
     place), checked against each other."""
     from lossless.asics import catalogue
-    from lossless.asics.models import ModelMatch, identify_model
+    from lossless.asics.models import ModelMatch, chip_of_model, identify_model
 
     if asic is not None and asic not in catalogue():
         raise UsageError(f"--asic: no ASIC {asic!r} in the catalogue{suggest(asic, catalogue())}")
@@ -97,10 +97,12 @@ def _hardware(asic: str | None, platform: str | None) -> ModelMatch | None:
     if match is None:
         from lossless.asics import platforms
 
+        chip = chip_of_model(platform)
         known = [p.name for p in platforms().values()]
         raise UsageError(
             f"--platform: the catalogue cannot place the model {platform!r}"
-            f"{suggest(platform, known)}; name its ASIC with --asic"
+            + (f" ({chip}, not in the catalogue)" if chip else suggest(platform, known))
+            + "; name its ASIC with --asic"
         )
     if asic is not None and asic != match.asic:
         raise UsageError(f"--platform {platform} is {match.asic}, not --asic {asic}")
@@ -133,9 +135,12 @@ def _print_assumed(plan: FabricPlan) -> None:
         if "asic" in device.assumed:
             print(printable(f"note: ASIC {device.assumed['asic']}"), file=sys.stderr)
         elif device.asic not in catalogue():
+            named = device.assumed.get("hardware")
             print(
-                "note: the config does not name its hardware: ECN and headroom are judged "
-                "against every supported ASIC (--asic or --platform judges them exactly)",
+                printable(f"note: {named}: " if named else "note: the config does not name its")
+                + ("ECN" if named else " hardware: ECN")
+                + " and headroom are judged against every supported ASIC (--asic or --platform"
+                " judges them exactly)",
                 file=sys.stderr,
             )
 

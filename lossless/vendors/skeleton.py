@@ -24,7 +24,7 @@ import copy
 import re
 
 from lossless.asics import catalogue
-from lossless.asics.models import ModelMatch, identify_model
+from lossless.asics.models import ModelMatch, chip_of_model, identify_model
 from lossless.plan import (
     BudgetPlan,
     DevicePlan,
@@ -110,11 +110,21 @@ def learn_platform(device: DevicePlan, model: str, where: str) -> bool:
     an NVUE header's model, SONiC's hwsku), for a config linted alone: its ASIC and, when the
     catalogue has the model, its platform (the real port count). False, and the device as it
     was, for a model the catalogue cannot place."""
-    match = identify_model(model) if model_name(model) else None
+    if not model_name(model):
+        return False
+    match = identify_model(model)
     if match is None:
+        chip = chip_of_model(model)
+        if chip is not None:  # named, but not a chip the catalogue has: said, not guessed at
+            unknown_hardware(device, model, where, chip)
         return False
     learn_hardware(device, match, model, where)
     return True
+
+
+def unknown_hardware(device: DevicePlan, model: str, where: str, chip: str) -> None:
+    """The model at `where` is `chip`, which the catalogue does not have (lint says so)."""
+    device.assumed["hardware"] = f"{model} at {where} is {chip}, which the catalogue does not have"
 
 
 def learn_hardware(device: DevicePlan, match: ModelMatch, model: str, where: str) -> None:

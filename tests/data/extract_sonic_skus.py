@@ -1,8 +1,8 @@
-"""Regenerate lossless/vendors/sonic/hwskus.csv: every SONiC platform and hwsku of
+"""Regenerate lossless/asics/sonic_hwskus.csv: every SONiC platform and hwsku of
 sonic-buildimage's device/ tree with the ASIC its files name.
 
     .venv/bin/python tests/data/extract_sonic_skus.py /path/to/sonic-buildimage \\
-        > lossless/vendors/sonic/hwskus.csv
+        > lossless/asics/sonic_hwskus.csv
 
 The path is a checkout or a bare mirror (the search tool's `fetch
 github:sonic-net/sonic-buildimage`); git objects are read at its HEAD, whose commit the
@@ -19,12 +19,15 @@ evidence the tree has, first that wins:
    when those name one family; then the platform (FAMILY_PATTERNS of sonic_device_tree.py);
    a Broadcom DNX config (jr2-, jr2p-, j2p-, jr2cp-, q3d-...) is named as such;
 3. platform_asic `vs`: SONiC's virtual switch (VS-ASIC, platform/vs/docker-sonic-vs/
-   asic_table.json), the catalogue's sonic-vs.
+   asic_table.json), the catalogue's sonic-vs. The plain KVM platform (x86_64-kvm_x86_64-r0)
+   has no platform_asic, and its hwskus copy real switches' files: not placed.
 
 `asic` is the catalogue ASIC (lossless/asics/catalogue.yaml) or empty; `chip` says what the
 evidence names when the catalogue does not have it (tomahawk-6, BAREFOOT-TOFINO-2, a DNX
 config), empty when nothing in the tree names the chip (Marvell, Centec, Nephos ... only say
-their vendor in platform_asic). Nothing is guessed from a model name alone.
+their vendor in platform_asic). A platform name is the evidence only where the platform's
+files name no chip (FAMILY_PATTERNS, from the vendors' datasheets; the evidence column says
+so).
 """
 
 from __future__ import annotations

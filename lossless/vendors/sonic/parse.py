@@ -51,6 +51,7 @@ from lossless.vendors.skeleton import (
     new_port,
     queue_plan,
     skeleton_device,
+    unknown_hardware,
 )
 from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
 from lossless.vendors.sonic.platform import (
@@ -109,10 +110,7 @@ class _Reader:
             if hardware.match is not None:
                 learn_hardware(self.device, hardware.match, hardware.name, where)
             else:  # named, but not a chip the catalogue has: said, not guessed at
-                self.device.assumed["hardware"] = (
-                    f"{hardware.name} at {where} is {hardware.chip}, which the catalogue "
-                    "does not have"
-                )
+                unknown_hardware(self.device, hardware.name, where, hardware.chip)
         elif hardware is not None and hardware.match is not None:
             self.device.asic = hardware.match.asic
         self.dscp_map: str | None = None  # the DSCP_TO_TC_MAP bound, for the class lines

@@ -15,26 +15,23 @@ Sources (pinned snapshots of docs/reference/sonic.md: `bi:` sonic-buildimage 086
   pg_profile_lookup.ini carries a small size and an xon_offset, docs/reference/sonic.md 3). On
   NVIDIA
   Spectrum `size` is the whole reserved headroom, xon + xoff (docs/reference/sonic.md 1.1, 3).
-* ASIC names: hwskus.csv beside this file, every platform and hwsku of `bi:device/` with the
+* ASIC names: lossless/asics/sonic_skus.py, every platform and hwsku of `bi:device/` with the
   ASIC its files name (NVIDIA platforms as `bi:platform/mellanox/asic_table.j2` groups them,
-  Broadcom SKUs by the chip their SDK config is named for: `th3-a7060dx4-c32-32x400G.config.bcm`),
-  written by tests/data/extract_sonic_skus.py (docs/vendors/sonic.md); a name the table does not
-  have falls back to lossless/asics/models.py (model families from the vendors' datasheets).
+  Broadcom SKUs by the chip their SDK config is named for: `th3-a7060dx4-c32-32x400G.config.bcm`);
+  a name the table does not have falls back to lossless/asics/models.py (model families from
+  the vendors' datasheets).
 """
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
 from lossless.asics import catalogue
 from lossless.asics.models import ModelMatch, identify_model
+from lossless.asics.sonic_skus import find_sku, sku_table
 from lossless.planner.headroom_floor import vendor_floor
 
-HWSKUS_FILE = Path(__file__).with_name("hwskus.csv")
 DYNAMIC = "dynamic"
 TRADITIONAL = "traditional"
 # Catalogue vendors whose SONiC images run the dynamic buffer model by default.
@@ -78,93 +75,31 @@ def broadcom_pg_minimum(asic: str, port_mtu: int, speed_mbps: int, cable_m: int)
 
 
 @dataclass(frozen=True)
-class Sku:
-    """One hwsku folder of sonic-buildimage's device/ tree (a row of hwskus.csv)."""
-
-    platform: str
-    hwsku: str
-    platform_asic: str  # the vendor SONiC's platform_asic file names (broadcom, mellanox ...)
-    buffers: bool  # ships buffer tables (buffers*.j2, pg_profile_lookup.ini)
-    asic: str  # catalogue ASIC, "" where the catalogue does not have it
-    chip: str  # what the evidence names when the catalogue does not have it, else ""
-    evidence: str  # the file that names the chip
-
-
-@cache
-def sku_table() -> tuple[str, tuple[Sku, ...]]:
-    """(sonic-buildimage commit, rows) of hwskus.csv; its first line names the commit."""
-    with HWSKUS_FILE.open(newline="") as handle:
-        commit = handle.readline().split()[2]
-        return commit, tuple(
-            Sku(
-                platform=row["platform"],
-                hwsku=row["hwsku"],
-                platform_asic=row["platform_asic"],
-                buffers=row["buffers"] == "yes",
-                asic=row["asic"],
-                chip=row["chip"],
-                evidence=row["evidence"],
-            )
-            for row in csv.DictReader(handle)
-        )
-
-
-@cache
-def _sku_index() -> tuple[dict[tuple[str, str], Sku], dict[str, list[Sku]], dict[str, list[Sku]]]:
-    _commit, rows = sku_table()
-    pairs = {(row.platform, row.hwsku): row for row in rows}
-    by_platform: dict[str, list[Sku]] = {}
-    by_hwsku: dict[str, list[Sku]] = {}
-    for row in rows:
-        by_platform.setdefault(row.platform, []).append(row)
-        by_hwsku.setdefault(row.hwsku, []).append(row)
-    return pairs, by_platform, by_hwsku
-
-
-@dataclass(frozen=True)
 class Hardware:
     """What DEVICE_METADATA's platform and hwsku say the switch is."""
 
     key: str  # the DEVICE_METADATA field that says it: "hwsku" or "platform"
     name: str  # its value
     match: ModelMatch | None  # the catalogue ASIC, None where the catalogue does not have it
-    chip: str  # what sonic-buildimage names when the catalogue does not have it ("" unknown)
-
-
-def _agreed(rows: list[Sku]) -> Sku | None:
-    """The one row of these that speaks for all (same ASIC and chip), None if they differ."""
-    kinds = {(row.asic, row.chip, row.platform_asic) for row in rows}
-    return rows[0] if len(kinds) == 1 else None
-
-
-def _from_table(row: Sku, key: str, name: str) -> Hardware:
-    commit, _rows = sku_table()
-    if not row.asic:
-        chip = row.chip or f"a {row.platform_asic or 'vendor'} ASIC sonic-buildimage does not name"
-        return Hardware(key, name, None, chip)
-    tag = "[2ND]" if row.evidence.startswith("platform name") else "[SRC]"
-    source = (
-        f"sonic-buildimage {commit[:8]} device/ ({row.platform}/{row.hwsku}: "
-        f"{row.evidence}), lossless/vendors/sonic/hwskus.csv {tag}"
-    )
-    named = identify_model(name)  # a catalogue platform (its port count), when it is one
-    platform = named.platform if named is not None and named.asic == row.asic else None
-    return Hardware(key, name, ModelMatch(row.asic, platform, source), "")
+    chip: str  # what sonic-buildimage names when the catalogue does not have it
 
 
 def hardware_from_metadata(platform: str | None, hwsku: str | None) -> Hardware | None:
     """The hardware DEVICE_METADATA names: sonic-buildimage's own platform and hwsku folders
-    first (the pair, then the platform, then an hwsku name all its platforms agree on), then
-    a model family the catalogue knows by name (asics/models.py); None if neither places it."""
-    pairs, by_platform, by_hwsku = _sku_index()
-    if platform and hwsku and (platform, hwsku) in pairs:
-        return _from_table(pairs[platform, hwsku], "hwsku", hwsku)
-    for key, name, index in (("platform", platform, by_platform), ("hwsku", hwsku, by_hwsku)):
-        if name and name in index and (row := _agreed(index[name])) is not None:
-            return _from_table(row, key, name)
-    for key, name in (("platform", platform), ("hwsku", hwsku)):
-        if name and (match := identify_model(name)) is not None:
-            return Hardware(key, name, match, "")
+    first (asics/sonic_skus.py), then a model family the catalogue knows by name
+    (asics/models.py); None if neither places it."""
+    found = find_sku(platform, hwsku)
+    if found is not None:
+        key, name, row, folder = found
+        if not row.asic:
+            return Hardware(key, name, None, row.what())
+        named = identify_model(name)  # a catalogue platform (its port count), when it is one
+        known = named.platform if named is not None and named.asic == row.asic else None
+        source = row.source(sku_table().commit, folder)
+        return Hardware(key, name, ModelMatch(row.asic, known, source), "")
+    for field, text in (("platform", platform), ("hwsku", hwsku)):
+        if text and (match := identify_model(text)) is not None:
+            return Hardware(field, text, match, "")
     return None
 
 
