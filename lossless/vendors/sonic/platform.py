@@ -87,9 +87,9 @@ class Hardware:
 def hardware_from_metadata(platform: str | None, hwsku: str | None) -> Hardware | None:
     """The hardware DEVICE_METADATA names: sonic-buildimage's own platform and hwsku folders
     first (asics/sonic_skus.py), then a model family the catalogue knows by name
-    (asics/models.py); None if neither places it."""
+    (asics/models.py), then a folder whose files name only the vendor; None if none does."""
     found = find_sku(platform, hwsku)
-    if found is not None:
+    if found is not None and (found[2].asic or found[2].chip):
         key, name, row, folder = found
         if not row.asic:
             return Hardware(key, name, None, row.what())
@@ -100,6 +100,9 @@ def hardware_from_metadata(platform: str | None, hwsku: str | None) -> Hardware 
     for field, text in (("platform", platform), ("hwsku", hwsku)):
         if text and (match := identify_model(text)) is not None:
             return Hardware(field, text, match, "")
+    if found is not None:  # a folder whose files name no chip: the vendor, at least
+        key, name, row, _folder = found
+        return Hardware(key, name, None, row.what())
     return None
 
 
