@@ -234,3 +234,25 @@ def test_broadcom_rows_agree_with_the_published_headroom_tables():
                 assert row.asic == asic, (sku, row)
                 checked += 1
     assert checked == 91  # hwsku folders that ship a Broadcom catalogue table
+
+
+def test_every_name_of_the_table_is_one_a_config_can_state():
+    """DEVICE_METADATA names pass skeleton.model_name (a model as configs print it) before
+    they are looked up: a table name it refused could never be found."""
+    from lossless.vendors.skeleton import model_name
+
+    for row in sku_table().rows:
+        assert model_name(row.platform) == row.platform and model_name(row.hwsku) == row.hwsku
+
+
+@pytest.mark.parametrize(
+    "hwsku", [5, None, ["Arista-7060DX4-C32"], "Arista-7060DX4-C32\u001b[31m", "A" * 5000]
+)
+def test_a_hostile_device_metadata_names_nothing(run, tmp_path, hwsku):
+    config = _config_db(tmp_path, "x86_64-unknown-r0", "placeholder")
+    data = json.loads(config.read_text())
+    data["DEVICE_METADATA"]["localhost"]["hwsku"] = hwsku
+    config.write_text(json.dumps(data))
+    result = run("lint", "--config", str(config), "--os", "sonic")
+    assert "Traceback" not in result.err and "\u001b" not in result.out + result.err
+    assert "the config does not name its hardware" in result.err
