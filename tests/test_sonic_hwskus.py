@@ -246,7 +246,7 @@ def test_every_name_of_the_table_is_one_a_config_can_state():
 
 
 @pytest.mark.parametrize(
-    "hwsku", [5, None, ["Arista-7060DX4-C32"], "Arista-7060DX4-C32\u001b[31m", "A" * 5000]
+    "hwsku", [5, ["Arista-7060DX4-C32"], "Arista-7060DX4-C32\u001b[31m", "A" * 5000]
 )
 def test_a_hostile_device_metadata_names_nothing(run, tmp_path, hwsku):
     config = _config_db(tmp_path, "x86_64-unknown-r0", "placeholder")
@@ -256,3 +256,12 @@ def test_a_hostile_device_metadata_names_nothing(run, tmp_path, hwsku):
     result = run("lint", "--config", str(config), "--os", "sonic")
     assert "Traceback" not in result.err and "\u001b" not in result.out + result.err
     assert "the config does not name its hardware" in result.err
+
+
+def test_a_null_hwsku_is_bad_input_at_its_path(run, tmp_path):
+    config = _config_db(tmp_path, "x86_64-arista_7060dx4_32", "placeholder")
+    data = json.loads(config.read_text())
+    data["DEVICE_METADATA"]["localhost"]["hwsku"] = None
+    config.write_text(json.dumps(data))
+    result = run("lint", "--config", str(config), "--os", "sonic")
+    assert result.code == 2 and "DEVICE_METADATA.localhost.hwsku: expected a string" in result.err
