@@ -135,12 +135,13 @@ def _print_assumed(plan: FabricPlan) -> None:
         if "asic" in device.assumed:
             print(printable(f"note: ASIC {device.assumed['asic']}"), file=sys.stderr)
         elif device.asic not in catalogue():
-            named = device.assumed.get("hardware")
+            # the chip it names that the catalogue does not have, or that it names none
+            said = device.assumed.get("hardware", "the config does not name its hardware")
             print(
-                printable(f"note: {named}: " if named else "note: the config does not name its")
-                + ("ECN" if named else " hardware: ECN")
-                + " and headroom are judged against every supported ASIC (--asic or --platform"
-                " judges them exactly)",
+                printable(
+                    f"note: {said}: ECN and headroom are judged against every supported ASIC "
+                    "(--asic or --platform judges them exactly)"
+                ),
                 file=sys.stderr,
             )
 
