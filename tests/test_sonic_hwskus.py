@@ -13,7 +13,7 @@ import pytest
 from conftest import DATA, REPO
 
 from lossless.asics import catalogue
-from lossless.asics.models import chip_of_model, identify_model
+from lossless.asics.models import chip_of_model, identify_model, model_family
 from lossless.asics.sonic_skus import SKUS_FILE, sku_table
 from lossless.vendors.sonic.platform import hardware_from_metadata
 
@@ -181,6 +181,21 @@ def test_an_eos_config_is_judged_for_its_device_line(run, tmp_path):
     assert "judged against every supported ASIC" in result.err
     told = run("lint", "--config", str(AVD), "--os", "eos", "--platform", "DCS-7280CR3-32P4")
     assert told.code == 2 and "broadcom jr2" in told.err and "not in the catalogue" in told.err
+
+
+def test_the_datasheet_families_agree_with_sonics_arista_configs():
+    """Two sources for one fact: Arista's datasheets (the model families of asics/models.py)
+    and the Broadcom config of the same switch's SONiC port (th3-a7060dx4-...). Every Arista
+    SONiC platform whose files name a catalogue ASIC and whose model a family matches is the
+    same ASIC in both."""
+    checked = set()
+    for row in sku_table().rows:
+        if row.platform.startswith("x86_64-arista_") and row.asic:
+            family = model_family(row.hwsku) or model_family(row.platform)
+            if family is not None:
+                assert family.asic == row.asic, (row.hwsku, family, row.evidence)
+                checked.add(row.platform)
+    assert len(checked) == 21  # of 22: Arista-7050-QX32's name is not the order code's
 
 
 # -- the table ------------------------------------------------------------------------------

@@ -105,6 +105,12 @@ def identify_model(model: str) -> ModelMatch | None:
     arista = _arista_sonic(name)
     if arista is not None:
         return ModelMatch(arista.asic, None, arista.source(sku_table().commit, arista.platform))
+    return model_family(name)
+
+
+def model_family(model: str) -> ModelMatch | None:
+    """The catalogue ASIC of a model's product family alone (the vendors' datasheets)."""
+    name = model.strip().upper()
     for pattern, asic, source in _COMPILED:
         if pattern.search(name):
             return ModelMatch(asic, None, source)
