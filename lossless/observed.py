@@ -20,13 +20,14 @@ key, a port left out, `{}`) is a warning rather than silence.
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+
+from lossless.text.json_read import loads
 
 # 2^64 - 1: what a counter the ASIC does not support reads as (SAI's and several CLIs'
 # "unsupported"); no real counter reaches it
@@ -73,8 +74,9 @@ class Output:
     @cached_property
     def parsed(self) -> Any:
         """The output read as JSON (every reader reads JSON), once: collect.py checks it is
-        JSON before the reader reads it."""
-        return json.loads(self.text)
+        JSON before the reader reads it (what Python cannot read of valid JSON is
+        text.json_read.UnreadableJSON, a ValueError)."""
+        return loads(self.text)
 
     @cached_property
     def _strings(self) -> dict[str, int]:

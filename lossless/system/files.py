@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from lossless.errors import InputError, Problem, UsageError
 
@@ -31,6 +34,28 @@ def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> b
     Opened non-blocking so a FIFO is refused instead of waited on; the type is checked on the
     open descriptor, so the file cannot be swapped between the check and the read.
     """
+    with _open_regular(path, what) as (stream, size):
+        # Asked for its stated size and a byte more (reading limit + 1 bytes at once costs a
+        # buffer of the limit per file); the rest only when it holds more than it said.
+        data = stream.read(min(size, limit) + 1)
+        if len(data) > size:
+            data += stream.read(limit + 1 - len(data))
+    if len(data) > limit:
+        raise InputError([Problem(str(path), 1, 1, "", f"{what} is larger than {_amount(limit)}")])
+    return data
+
+
+def read_start(path: str | Path, what: str, size: int) -> bytes:
+    """The first `size` bytes of a regular file (all of a shorter one): where only the start
+    of what a file holds is shown, a longer file is not an error."""
+    with _open_regular(path, what) as (stream, _):
+        return stream.read(size)
+
+
+@contextmanager
+def _open_regular(path: str | Path, what: str) -> Iterator[tuple[BinaryIO, int]]:
+    """The open file and its stated size; bad input naming the file when it cannot be opened
+    or is not a regular file."""
     file = str(path)
     try:
         descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
@@ -48,14 +73,15 @@ def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> b
         )
         raise InputError([Problem(file, 1, 1, "", message)])
     with os.fdopen(descriptor, "rb") as stream:
-        # Asked for its stated size and a byte more (reading limit + 1 bytes at once costs a
-        # buffer of the limit per file); the rest only when it holds more than it said.
-        data = stream.read(min(info.st_size, limit) + 1)
-        if len(data) > info.st_size:
-            data += stream.read(limit + 1 - len(data))
-    if len(data) > limit:
-        raise InputError([Problem(file, 1, 1, "", f"{what} is larger than {limit // 2**20} MiB")])
-    return data
+        yield stream, info.st_size
+
+
+def _amount(limit: int) -> str:
+    """64 MiB, 4 KiB, 64 bytes: a size limit as it was chosen."""
+    for unit, name in ((2**20, "MiB"), (2**10, "KiB")):
+        if limit >= unit and limit % unit == 0:
+            return f"{limit // unit} {name}"
+    return f"{limit} bytes"
 
 
 def read_text(path: str | Path, what: str) -> str:

@@ -33,8 +33,9 @@ from lossless.observed import (
     unknown_kinds,
 )
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.system.files import inside, read_bounded, read_text
+from lossless.system.files import inside, read_bounded, read_start, read_text
 from lossless.text.grammar import first_few
+from lossless.text.json_read import UnreadableJSON
 from lossless.text.printable import printable
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.untrusted import PARSER_ERRORS
@@ -53,6 +54,7 @@ MAX_COUNTER = 2**64
 OUTPUT_SUFFIXES = (".out", ".json")
 ERROR_SUFFIX = ".err"
 ERROR_LINE = 160  # characters of a failed command's stderr quoted in the warning
+ERROR_START = 4096  # bytes of it read to find that line
 # A collected-at this far ahead of now is a wrong clock or a wrong file, not a read
 FUTURE_SLACK = 86_400.0
 
@@ -146,8 +148,9 @@ def _not_json(output: Output) -> tuple[str, str] | None:
         return f"{output.source}:{error.lineno}:{error.colno}", (
             f"{output.source}:{error.lineno}:{error.colno}: not JSON: {error.msg}"
         )
-    except RecursionError:
-        return f"{output.source}:1:1", f"{output.source}: JSON nested too deep"
+    except UnreadableJSON as error:  # nested too deep, an integer of thousands of digits
+        where = f"{output.source}:{error.line}:{error.column}"
+        return where, f"{where}: {error.reason}"
     return None
 
 
@@ -244,8 +247,9 @@ def _saved(where: Path, stem: str) -> Path | None:
 
 
 def _first_line(where: Path, name: str) -> str:
-    """The first non-blank line a failed command printed (bounded, printable)."""
-    data = read_bounded(inside(where, name, "state file"), "error output", 4096)
+    """The first non-blank line a failed command printed (bounded, printable): read from its
+    first ERROR_START bytes, however much more it printed."""
+    data = read_start(inside(where, name, "state file"), "error output", ERROR_START)
     lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
     first = next((line for line in lines if line), "")
     return printable(first[:ERROR_LINE] + ("..." if len(first) > ERROR_LINE else ""))
