@@ -7,15 +7,28 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from conftest import INVENTORIES
+from test_import_nautobot import MAPPING as NAUTOBOT_MAPPING
+from test_import_netbox import MAPPING, TOKEN, _key, _pairs, recording
 from test_push_gate import _data, _devices, _lab, _push
 from verify_recordings import VERIFY_DATA
 
+from lossless.cli.main import main
+
 LAB = str(INVENTORIES / "lab.yaml")
 BEFORE, AFTER = VERIFY_DATA / "lab" / "before", VERIFY_DATA / "lab" / "after"
+RECORDED = "http://netbox.example.com"  # where the recordings' `next` links point
 HUGE = "9" * 5000  # json.loads raises ValueError for it (int max str digits, 4,300)
 
 
@@ -130,3 +143,285 @@ def test_json_python_will_not_read_is_a_value_error_at_its_place():
         loads("[" * 100_000 + "]" * 100_000)
     with pytest.raises(json.JSONDecodeError):
         loads("{")
+
+
+# -- import: a NetBox (and a Nautobot) on loopback addresses, answering as an attacker would --
+
+
+class _Server(ThreadingHTTPServer):
+    """An HTTP server on a loopback address: `answer(handler, body)` writes each answer;
+    `seen` records (method, path, Authorization header) of every request."""
+
+    daemon_threads = True
+
+    def __init__(self, host: str, answer: Callable[[Any, bytes], None]):
+        super().__init__((host, 0), _Handler)
+        self.answer = answer
+        self.seen: list[tuple[str, str, str | None]] = []
+        self.stop = threading.Event()
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def do_GET(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self.server.seen.append((self.command, self.path, self.headers.get("Authorization")))
+        with suppress(OSError):  # the client gave up (a deadline): nothing more to send
+            self.server.answer(self, body)
+
+    do_POST = do_GET
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def serving(answer: Callable[[Any, bytes], None], host: str = "127.0.0.1") -> Iterator[_Server]:
+    server = _Server(host, answer)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+def reply(handler: Any, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    handler.send_response(status)
+    for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def fake_netbox(next_origin: Callable[[], str], exchanges: list[dict[str, Any]] | None = None):
+    """NetBox answering from the lab's recording, its `next` links on next_origin()."""
+    table = {_key(e["path"], _pairs(e["query"])): e for e in exchanges or recording("lab.json")}
+
+    def answer(handler: Any, _: bytes) -> None:
+        parts = urlsplit(handler.path)
+        pairs = [pair for pair in parse_qsl(parts.query) if pair != ("moved", "1")]
+        found = table.get(_key(parts.path, pairs))
+        if found is None:
+            return reply(handler, 404, {"detail": "Not found."})
+        body = found["body"]
+        if isinstance(body, dict) and body.get("next"):
+            body = {**body, "next": body["next"].replace(RECORDED, next_origin())}
+        return reply(handler, found["status"], body)
+
+    return answer
+
+
+def import_netbox(monkeypatch, url: str, *extra: str) -> int:
+    monkeypatch.setenv("NETBOX_TOKEN", TOKEN)
+    options = ["--url", url, "--mapping", MAPPING, "--page-size", "5", "--retries", "0"]
+    return main(["import", "netbox", *options, *extra])
+
+
+def test_next_links_elsewhere_are_followed_on_the_url_and_never_get_the_token(
+    monkeypatch, capsys, tmp_path
+):
+    # item 2: every `next` names another loopback address (6 requests took the token there)
+    with (
+        serving(fake_netbox(lambda: ""), "127.0.0.2") as elsewhere,
+        serving(fake_netbox(lambda: elsewhere.url)) as netbox,
+    ):
+        code = import_netbox(monkeypatch, netbox.url, "-o", str(tmp_path / "lab.yaml"))
+    assert code == 0, capsys.readouterr().err
+    assert elsewhere.seen == []
+    assert len(netbox.seen) == len(recording("lab.json"))  # each page asked on --url
+    assert all(auth == f"Token {TOKEN}" for _, _, auth in netbox.seen)
+
+
+def _redirect_devices_to(target: Callable[[], str]):
+    lab = fake_netbox(lambda: "")
+
+    def answer(handler: Any, body: bytes) -> None:
+        if handler.path.startswith("/api/dcim/devices/") and "moved=1" not in handler.path:
+            return reply(handler, 302, b"", {"Location": f"{target()}{handler.path}&moved=1"})
+        return lab(handler, body)
+
+    return answer
+
+
+def test_a_redirect_elsewhere_is_refused_before_anything_is_sent_there(monkeypatch, capsys):
+    with (
+        serving(fake_netbox(lambda: ""), "127.0.0.2") as elsewhere,
+        serving(_redirect_devices_to(lambda: elsewhere.url)) as netbox,
+    ):
+        assert import_netbox(monkeypatch, netbox.url) == 2
+    err = capsys.readouterr().err
+    assert f"NetBox at {netbox.url} sent lossless to {elsewhere.url}: the token goes only" in err
+    assert elsewhere.seen == [] and TOKEN not in err
+
+
+def test_a_redirect_on_the_same_origin_is_followed_with_the_token(monkeypatch, capsys, tmp_path):
+    box: dict[str, str] = {}
+    with serving(_redirect_devices_to(lambda: box["url"])) as netbox:
+        box["url"] = netbox.url
+        assert import_netbox(monkeypatch, netbox.url, "-o", str(tmp_path / "lab.yaml")) == 0
+    moved = [auth for _, path, auth in netbox.seen if "moved=1" in path]
+    assert len(moved) == 3 and set(moved) == {f"Token {TOKEN}"}
+
+
+def _looping(total: list[int]):
+    """Device pages whose `next` is the page itself; after 200 requests, 404s (so that a
+    reader without a bound ends)."""
+
+    def answer(handler: Any, _: bytes) -> None:
+        total[0] += 1
+        if total[0] > 200:
+            return reply(handler, 404, {"detail": "Not found."})
+        page = {"count": 10, "previous": None, "results": [], "next": None}
+        base = f"http://127.0.0.1:{handler.server.server_address[1]}"
+        return reply(handler, 200, {**page, "next": f"{base}/api/dcim/devices/?offset=5&limit=5"})
+
+    return answer
+
+
+def test_a_next_link_back_to_itself_is_refused_as_a_loop(monkeypatch, capsys):
+    # item 7: 678 requests in 30 s, and counting
+    total = [0]
+    with serving(_looping(total)) as netbox:
+        assert import_netbox(monkeypatch, netbox.url) == 2
+    err = capsys.readouterr().err
+    assert "the pages of dcim/devices link back to one read already" in err
+    assert "/api/dcim/devices/?limit=5&offset=5" in err and total[0] == 3
+
+
+def test_next_links_that_never_end_are_bounded(monkeypatch, capsys):
+    def answer(handler: Any, _: bytes) -> None:
+        offset = int(dict(parse_qsl(urlsplit(handler.path).query)).get("offset", 0)) + 5
+        base = f"http://127.0.0.1:{handler.server.server_address[1]}"
+        body = {"count": 10, "results": [], "next": f"{base}/api/dcim/devices/?offset={offset}"}
+        reply(handler, 200, body)
+
+    monkeypatch.setattr("lossless.importers.netbox.MAX_PAGES", 20)
+    with serving(answer) as netbox:
+        assert import_netbox(monkeypatch, netbox.url) == 2
+    assert "has more than 20 pages of dcim/devices" in capsys.readouterr().err
+    assert len(netbox.seen) == 20
+
+
+def _drip(where: str):
+    """One byte every 0.4 s, of the status line or of the body, for at most 6 s."""
+    status = b"HTTP/1.1 200 OK\r\n"
+    body = b'{"count": 0, "next": null, "results": []}' + b" " * 100
+
+    def answer(handler: Any, _: bytes) -> None:
+        head = b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+        slow, fast = (status, head + body) if where == "status" else (body, status + head)
+        if where != "status":
+            handler.wfile.write(fast)
+        for byte in slow:
+            if handler.server.stop.wait(0.4):
+                return
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+
+    return answer
+
+
+@pytest.mark.parametrize("where", ["body", "status"])
+def test_a_server_dripping_bytes_is_cut_at_the_timeout(monkeypatch, capsys, where):
+    # item 8: --timeout was the longest wait for one packet, never reached
+    with serving(_drip(where)) as netbox:
+        start = time.monotonic()
+        assert import_netbox(monkeypatch, netbox.url, "--timeout", "1.5") == 2
+        took = time.monotonic() - start
+    assert 1.5 <= took < 2.5
+    assert (
+        f"NetBox at {netbox.url} sent no whole answer to /api/dcim/devices/ within 1.5 s"
+        in capsys.readouterr().err
+    )
+
+
+def _gzip_of_zeros(mib: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip stream
+    zeros = bytes(2**20)
+    return b"".join(packer.compress(zeros) for _ in range(mib)) + packer.flush()
+
+
+def test_an_answer_swelling_past_the_cap_is_refused_counted_decompressed(monkeypatch, capsys):
+    # item 9: 256 KiB of gzip took 588 MB; the cap (64 MiB, lowered here to keep the test
+    # light) counts what the answer expands to
+    monkeypatch.setattr("lossless.importers.session.MAX_ANSWER_BYTES", 2**20)
+    bomb = _gzip_of_zeros(4)
+
+    def answer(handler: Any, _: bytes) -> None:
+        reply(handler, 200, bomb, {"Content-Encoding": "gzip"})
+
+    with serving(answer) as netbox:
+        assert import_netbox(monkeypatch, netbox.url) == 2
+    assert len(bomb) < 10_000
+    assert (
+        f"NetBox at {netbox.url}: its answer to /api/dcim/devices/ is larger than 1 MiB "
+        "decompressed: narrow the import with --filter, or lower --page-size"
+    ) in capsys.readouterr().err
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def test_json_nested_100000_deep_is_bad_input(monkeypatch, capsys):
+    # item 10: exit 3 (RecursionError)
+    with serving(lambda handler, _: reply(handler, 200, DEEP)) as netbox:
+        assert import_netbox(monkeypatch, netbox.url) == 2
+    assert (
+        f"NetBox at {netbox.url}: its answer to /api/dcim/devices/ cannot be read: JSON "
+        "nested deeper than lossless reads (line 1, column 1)"
+    ) in capsys.readouterr().err
+
+
+def test_a_400_quoting_the_authorization_header_never_prints_the_token(monkeypatch, capsys):
+    # item 13: a proxy or a debugging NetBox echoing the request's headers back
+    def answer(handler: Any, _: bytes) -> None:
+        echoed = f"bad request; headers: Authorization: {handler.headers['Authorization']}"
+        reply(handler, 400, {"detail": [echoed]})
+
+    with serving(answer) as netbox:
+        assert import_netbox(monkeypatch, netbox.url) == 2
+    err = capsys.readouterr().err
+    assert "detail: bad request; headers: Authorization: Token ***" in err
+    assert TOKEN not in err
+
+
+def import_nautobot(monkeypatch, url: str, *extra: str) -> int:
+    monkeypatch.setenv("NAUTOBOT_TOKEN", TOKEN)
+    options = ["--url", url, "--mapping", NAUTOBOT_MAPPING, "--retries", "0"]
+    return main(["import", "nautobot", *options, *extra])
+
+
+def test_nautobot_answers_go_through_the_same_bounds(monkeypatch, capsys):
+    # one session for both sources: the deadline, deep JSON, the token in a message
+    def echo(handler: Any, _: bytes) -> None:
+        reply(handler, 200, {"errors": [{"message": f"no: {handler.headers['Authorization']}"}]})
+
+    with serving(echo) as nautobot:
+        assert import_nautobot(monkeypatch, nautobot.url) == 2
+    err = capsys.readouterr().err
+    assert "Nautobot refused the query: no: Token ***" in err and TOKEN not in err
+    with serving(lambda handler, _: reply(handler, 200, DEEP)) as nautobot:
+        assert import_nautobot(monkeypatch, nautobot.url) == 2
+    assert "its answer to /api/graphql/ cannot be read: JSON nested" in capsys.readouterr().err
+    with serving(_drip("body")) as nautobot:
+        assert import_nautobot(monkeypatch, nautobot.url, "--timeout", "1") == 2
+    assert "sent no whole answer to /api/graphql/ within 1 s" in capsys.readouterr().err
+    with (
+        serving(fake_netbox(lambda: ""), "127.0.0.2") as elsewhere,
+        serving(lambda h, _: reply(h, 307, b"", {"Location": elsewhere.url})) as nautobot,
+    ):
+        assert import_nautobot(monkeypatch, nautobot.url) == 2
+    assert f"sent lossless to {elsewhere.url}" in capsys.readouterr().err
+    assert elsewhere.seen == []

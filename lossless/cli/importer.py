@@ -39,7 +39,8 @@ def import_command(args: argparse.Namespace) -> int:
         mapping_shown,
     )
     from lossless.importers.mapping import load_mapping
-    from lossless.importers.netbox import http_session, parse_filters
+    from lossless.importers.netbox import parse_filters
+    from lossless.importers.session import http_session
 
     source = SOURCES[args.source]
     if args.retries < 0 or args.retries > 10 or args.timeout <= 0 or args.page_size < 1:

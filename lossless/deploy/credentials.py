@@ -129,3 +129,9 @@ def _read_private_yaml(path: Path) -> dict:
     except InputError as error:
         where = (error.problems[0].line, error.problems[0].column)
     raise InputError([Problem(str(path), *where, "", "not valid YAML")])
+
+
+def remember_secret(secret: str) -> None:
+    """From now on, scrub() removes the secret as it removes a device password (the API token
+    of `lossless import`)."""
+    Credentials("", secret)  # loading credentials is what makes a password known to scrub()

@@ -37,7 +37,8 @@ from lossless.importers.inventory_yaml import (
     SourceProblem,
     decimal_or_none,
 )
-from lossless.importers.netbox import base_url, http_session
+from lossless.importers.netbox import base_url
+from lossless.importers.session import MAX_PAGES, ImportSession, http_session
 
 # --filter KEY -> the DeviceFilterSet argument of Nautobot's `devices` query
 FILTER_ARGUMENTS = {
@@ -49,7 +50,6 @@ FILTER_ARGUMENTS = {
 }
 MAX_HOPS = 64  # panels on one path; a loop in the cabling data ends here
 PAGE_SIZE = 1000  # objects per list and query (Nautobot's default MAX_PAGE_SIZE)
-MAX_PAGES = 1000  # pages per list: a server that never ends a list is refused
 LISTS = ("devices", "cables", "front_ports", "rear_ports")
 
 _FIELDS = {
@@ -103,11 +103,12 @@ def read_nautobot(
     url: str,
     token: str,
     filters: dict[str, list[str]],
-    session: requests.Session | None = None,
+    session: ImportSession | None = None,
     page_size: int = PAGE_SIZE,
 ) -> SourceData:
     base = base_url(url, "Nautobot")
     session = session or http_session()
+    session.bind("Nautobot", base, token)
     data, has_speed = _read_pages(session, base, token, filters, page_size)
     try:
         return _source(data, base, has_speed)

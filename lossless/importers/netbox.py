@@ -13,22 +13,23 @@ rest-api/; the OpenAPI schema every NetBox serves at /api/schema/), written for 
   `label`, `type`, `length`, `length_unit`). One trace per connection: the far end found is
   not traced again; TRACE_WORKERS traces are in flight at once.
 
-The HTTP session (`http_session`, Nautobot's too) sets a timeout on every request and retries
-connection errors, 429 and 5xx with exponential backoff (honouring Retry-After, bounded). A
-401/403 says NetBox refused the token; the token itself (read from the environment variable
---token-env names) is never printed, logged or put in a URL.
+Every request goes through session.py's session (Nautobot's too: the token sent to --url's
+origin only, a deadline, retries, a size cap). A page's `next` link is followed on --url's
+scheme, host and port whatever it names (a NetBox behind a TLS proxy writes http:// links;
+one naming another host would take the token there), and a list whose links come back to a
+page read already, or run past MAX_PAGES pages, is refused. A 401/403 says NetBox refused
+the token; the token itself (read from the environment variable --token-env names) is
+never printed, logged or put in a URL.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
-from requests.adapters import HTTPAdapter
 
 from lossless.errors import UsageError
 from lossless.importers.inventory_yaml import (
@@ -41,62 +42,15 @@ from lossless.importers.inventory_yaml import (
     SourceProblem,
     decimal_or_none,
 )
+from lossless.importers.session import MAX_PAGES, ImportSession, http_session
 from lossless.text.printable import printable
 
-RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-MAX_RETRY_AFTER_S = 60.0
 DEVICES_PER_REQUEST = 50
 # Traces are one request per link (NetBox has no bulk trace) and a real NetBox takes tens of
 # ms for one: this many in flight at once
 TRACE_WORKERS = 8
 PAGE_SIZE = 1000  # NetBox's default MAX_PAGE_SIZE
 FILTER_KEYS = ("site", "role", "tag", "location", "tenant")
-
-
-class _RetryingAdapter(HTTPAdapter):
-    """Every request with a timeout; connection errors, 429 and 5xx retried with backoff.
-    Only reads are sent (GET, and Nautobot's GraphQL query POST), so a retry changes nothing."""
-
-    def __init__(
-        self, timeout: float, retries: int, backoff: float, sleep: Callable[[float], None]
-    ):
-        super().__init__()
-        self.timeout, self.retries, self.backoff, self.sleep = timeout, retries, backoff, sleep
-
-    def send(self, request: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        kwargs["timeout"] = kwargs.get("timeout") or self.timeout
-        for attempt in range(self.retries + 1):
-            last = attempt == self.retries
-            try:
-                response = super().send(request, **kwargs)
-            except (requests.ConnectionError, requests.Timeout):
-                if last:
-                    raise
-                self.sleep(self.backoff * 2**attempt)
-                continue
-            if response.status_code not in RETRY_STATUS or last:
-                return response
-            self.sleep(self._delay(response, attempt))
-        raise AssertionError("unreachable")  # the last attempt returns or raises
-
-    def _delay(self, response: Any, attempt: int) -> float:
-        retry_after = response.headers.get("Retry-After", "")
-        if retry_after.isdigit():
-            return min(float(retry_after), MAX_RETRY_AFTER_S)
-        return float(self.backoff * 2**attempt)
-
-
-def http_session(
-    timeout: float = 30.0,
-    retries: int = 3,
-    backoff: float = 1.0,
-    sleep: Callable[[float], None] = time.sleep,
-) -> requests.Session:
-    session = requests.Session()
-    adapter = _RetryingAdapter(timeout, retries, backoff, sleep)
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
-    return session
 
 
 def base_url(url: str, source: str) -> str:
@@ -131,7 +85,7 @@ def read_netbox(
     url: str,
     token: str,
     filters: dict[str, list[str]],
-    session: requests.Session | None = None,
+    session: ImportSession | None = None,
     page_size: int = PAGE_SIZE,
 ) -> SourceData:
     """Devices, interfaces and traced connections of the fabric; UsageError when NetBox cannot
@@ -148,12 +102,13 @@ def read_netbox(
         ) from None
     base = base_url(url, "NetBox")
     api = pynetbox.api(base, token=token)
-    api.http_session = session or http_session()
+    api.http_session = session = session or http_session()
+    session.bind("NetBox", base, token)
 
     def get(path: str, query: dict[str, Any] | None = None, limit: int | None = None) -> Any:
         request = Request(
             base=f"{api.base_url}/{path}",
-            http_session=api.http_session,
+            http_session=_Pages(session, path),
             filters=query,
             limit=limit,
             token=token,
@@ -173,6 +128,33 @@ def read_netbox(
             f"NetBox at {base} answered in a shape lossless does not know ({type(error).__name__}:"
             f" {str(error)[:80]}): is it NetBox 3.3 or later?"
         ) from None
+
+
+class _Pages:
+    """What pynetbox's Request sends one list's requests through (its `http_session`): each
+    page on --url's origin, and no page twice nor more than MAX_PAGES of them."""
+
+    def __init__(self, session: ImportSession, path: str):
+        self.session, self.path = session, path
+        self.asked: set[str] = set()
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        url = self.session.on_origin(url)
+        prepared = requests.Request("GET", url, params=kwargs.get("params")).prepare()
+        parts = urlsplit(str(prepared.url))
+        page = f"{parts.path}?{'&'.join(sorted(parts.query.split('&')))}"  # in any order
+        if page in self.asked:
+            raise UsageError(
+                f"NetBox at {self.session.base}: the pages of {self.path} link back to one "
+                f"read already ({page}): a loop"
+            )
+        if len(self.asked) == MAX_PAGES:
+            raise UsageError(
+                f"NetBox at {self.session.base} has more than {MAX_PAGES} pages of "
+                f"{self.path}: narrow it with --filter or raise --page-size"
+            )
+        self.asked.add(page)
+        return self.session.get(url, **kwargs)
 
 
 def _refusal(response: Any, base: str) -> str:
