@@ -205,9 +205,10 @@ def reply(handler: Any, status: int, body: Any, headers: dict[str, str] | None =
     handler.wfile.write(data)
 
 
-def fake_netbox(next_origin: Callable[[], str], exchanges: list[dict[str, Any]] | None = None):
-    """NetBox answering from the lab's recording, its `next` links on next_origin()."""
-    table = {_key(e["path"], _pairs(e["query"])): e for e in exchanges or recording("lab.json")}
+def fake_netbox(next_origin: Callable[[], str] | None = None):
+    """NetBox answering from the lab's recording, its `next` links on next_origin() (on its
+    own address by default)."""
+    table = {_key(e["path"], _pairs(e["query"])): e for e in recording("lab.json")}
 
     def answer(handler: Any, _: bytes) -> None:
         parts = urlsplit(handler.path)
@@ -217,7 +218,8 @@ def fake_netbox(next_origin: Callable[[], str], exchanges: list[dict[str, Any]] 
             return reply(handler, 404, {"detail": "Not found."})
         body = found["body"]
         if isinstance(body, dict) and body.get("next"):
-            body = {**body, "next": body["next"].replace(RECORDED, next_origin())}
+            there = next_origin() if next_origin else handler.server.url
+            body = {**body, "next": body["next"].replace(RECORDED, there)}
         return reply(handler, found["status"], body)
 
     return answer
@@ -234,7 +236,7 @@ def test_next_links_elsewhere_are_followed_on_the_url_and_never_get_the_token(
 ):
     # item 2: every `next` names another loopback address (6 requests took the token there)
     with (
-        serving(fake_netbox(lambda: ""), "127.0.0.2") as elsewhere,
+        serving(fake_netbox(), "127.0.0.2") as elsewhere,
         serving(fake_netbox(lambda: elsewhere.url)) as netbox,
     ):
         code = import_netbox(monkeypatch, netbox.url, "-o", str(tmp_path / "lab.yaml"))
@@ -245,7 +247,7 @@ def test_next_links_elsewhere_are_followed_on_the_url_and_never_get_the_token(
 
 
 def _redirect_devices_to(target: Callable[[], str]):
-    lab = fake_netbox(lambda: "")
+    lab = fake_netbox()
 
     def answer(handler: Any, body: bytes) -> None:
         if handler.path.startswith("/api/dcim/devices/") and "moved=1" not in handler.path:
@@ -257,7 +259,7 @@ def _redirect_devices_to(target: Callable[[], str]):
 
 def test_a_redirect_elsewhere_is_refused_before_anything_is_sent_there(monkeypatch, capsys):
     with (
-        serving(fake_netbox(lambda: ""), "127.0.0.2") as elsewhere,
+        serving(fake_netbox(), "127.0.0.2") as elsewhere,
         serving(_redirect_devices_to(lambda: elsewhere.url)) as netbox,
     ):
         assert import_netbox(monkeypatch, netbox.url) == 2
@@ -419,7 +421,7 @@ def test_nautobot_answers_go_through_the_same_bounds(monkeypatch, capsys):
         assert import_nautobot(monkeypatch, nautobot.url, "--timeout", "1") == 2
     assert "sent no whole answer to /api/graphql/ within 1 s" in capsys.readouterr().err
     with (
-        serving(fake_netbox(lambda: ""), "127.0.0.2") as elsewhere,
+        serving(fake_netbox(), "127.0.0.2") as elsewhere,
         serving(lambda h, _: reply(h, 307, b"", {"Location": elsewhere.url})) as nautobot,
     ):
         assert import_nautobot(monkeypatch, nautobot.url) == 2
