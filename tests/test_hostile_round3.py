@@ -376,14 +376,29 @@ def test_an_answer_swelling_past_the_cap_is_refused_counted_decompressed(monkeyp
 DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
-def test_json_nested_100000_deep_is_bad_input(monkeypatch, capsys):
-    # item 10: exit 3 (RecursionError)
-    with serving(lambda handler, _: reply(handler, 200, DEEP)) as netbox:
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (DEEP, "JSON nested deeper than lossless reads (line 1, column 1)"),  # item 10
+        (b'{"count": ' + HUGE.encode() + b"}", "an integer of more than 4,300 digits (line 1"),
+    ],
+)
+def test_json_python_will_not_read_is_bad_input(monkeypatch, capsys, body, why):
+    # exit 3 before (RecursionError; ValueError)
+    with serving(lambda handler, _: reply(handler, 200, body)) as netbox:
         assert import_netbox(monkeypatch, netbox.url) == 2
-    assert (
-        f"NetBox at {netbox.url}: its answer to /api/dcim/devices/ cannot be read: JSON "
-        "nested deeper than lossless reads (line 1, column 1)"
-    ) in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"NetBox at {netbox.url}: its answer to /api/dcim/devices/ cannot be read: {why}" in err
+
+
+def test_a_next_link_in_clear_text_is_followed_on_the_https_url():
+    from lossless.importers.session import http_session
+
+    session = http_session()
+    session.bind("NetBox", "https://netbox.example.com:8443/nb", TOKEN)
+    assert session.on_origin("http://10.0.0.5/nb/api/dcim/devices/?limit=5&offset=5") == (
+        "https://netbox.example.com:8443/nb/api/dcim/devices/?limit=5&offset=5"
+    )
 
 
 def test_a_400_quoting_the_authorization_header_never_prints_the_token(monkeypatch, capsys):

@@ -39,9 +39,7 @@ def loads(text: str) -> Any:
         offset = _long_integer(text, limit)
         line = text.count("\n", 0, offset) + 1
         column = offset - text.rfind("\n", 0, offset)
-        raise UnreadableJSON(
-            f"an integer of more than {limit:,} digits (no counter has that many)", line, column
-        ) from None
+        raise UnreadableJSON(f"an integer of more than {limit:,} digits", line, column) from None
 
 
 def _long_integer(text: str, limit: int) -> int:
