@@ -456,10 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write nothing; exit 1 listing what differs from the inventory -o FILE",
     )
     importer.add_argument(
-        "--timeout",
-        type=finite_float,
-        default=30.0,
-        help="seconds a request may take, its whole answer read (30)",
+        "--timeout", type=finite_float, default=30.0, help="seconds per request (30)"
     )
     importer.add_argument(
         "--retries", type=int, default=3, help="retries on 429, 5xx and connection errors (3)"
