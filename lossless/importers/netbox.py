@@ -102,7 +102,7 @@ def read_netbox(
         ) from None
     base = base_url(url, "NetBox")
     api = pynetbox.api(base, token=token)
-    api.http_session = session = session or http_session()
+    session = session or http_session()
     session.bind("NetBox", base, token)
 
     def get(path: str, query: dict[str, Any] | None = None, limit: int | None = None) -> Any:
