@@ -442,3 +442,16 @@ def test_nautobot_answers_go_through_the_same_bounds(monkeypatch, capsys):
         assert import_nautobot(monkeypatch, nautobot.url) == 2
     assert f"sent lossless to {elsewhere.url}" in capsys.readouterr().err
     assert elsewhere.seen == []
+
+
+def test_a_snapshot_python_will_not_read_is_bad_input_at_its_place(run, tmp_path):
+    saved = tmp_path / "snapshot.json"
+    assert run("verify", LAB, "--state", str(AFTER), "--snapshot", str(saved)).code in (0, 1)
+    text = saved.read_text()
+    saved.write_text(text.replace("{", '{\n  "x": ' + HUGE + ",", 1))
+    result = run("verify", LAB, "--state", str(AFTER), "--baseline", str(saved))
+    assert result.code == 2
+    assert f"{saved}:2:8: an integer of more than 4,300 digits" in result.err
+    saved.write_text(text[:-3])
+    result = run("verify", LAB, "--state", str(AFTER), "--baseline", str(saved))
+    assert result.code == 2 and f"{saved}:" in result.err and "not JSON: " in result.err

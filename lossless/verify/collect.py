@@ -35,7 +35,7 @@ from lossless.observed import (
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside, read_bounded, read_start, read_text
 from lossless.text.grammar import first_few
-from lossless.text.json_read import UnreadableJSON
+from lossless.text.json_read import UnreadableJSON, loads
 from lossless.text.printable import printable
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.untrusted import PARSER_ERRORS
@@ -315,11 +315,12 @@ def load_snapshot(path: Path) -> Snapshot:
     JSON path of the first value of the wrong shape."""
     file = str(path)
     try:
-        data = json.loads(read_text(path, "snapshot"))
-    except ValueError as error:
-        raise InputError([Problem(file, 1, 1, "", f"not JSON: {error}")]) from None
-    except RecursionError:
-        raise InputError([Problem(file, 1, 1, "", "nested too deep")]) from None
+        data = loads(read_text(path, "snapshot"))
+    except json.JSONDecodeError as error:
+        problem = Problem(file, error.lineno, error.colno, "", f"not JSON: {error.msg}")
+        raise InputError([problem]) from None
+    except UnreadableJSON as error:  # nested too deep, an integer of thousands of digits
+        raise InputError([Problem(file, error.line, error.column, "", error.reason)]) from None
     try:
         if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
             raise _Shape("", f"not a lossless state snapshot (no format {SNAPSHOT_FORMAT!r})")
