@@ -300,3 +300,101 @@ def test_commands_and_vendor(device: DevicePlan) -> None:
 
 def test_napalm_mock_driver_serves_the_recordings(device: DevicePlan, tmp_path: Path) -> None:
     check_mock_driver_serves(read, device, COMMANDS, tmp_path)
+
+
+# -- Cisco's published schema (Nexus 9000 NX-OS Show Commands 9.3(x), Q Show Commands) ----
+
+
+def _schema_shaped(text: str) -> str:
+    """The lab's pfc-queue detail in the shape of Cisco's schema of `show queuing pfc-queue`:
+    if_name_str and wd-status apart, and eq-qosgrp, eq-qosgrp-state, pfc-configured and
+    pfc-cos as separate fields (no capture of this shape is public)."""
+    data = json.loads(text)
+    for row in data["TABLE_module"]["ROW_module"]["TABLE_queuing_interface"][
+        "ROW_queuing_interface"
+    ]:
+        name, _, status = row["if_name_str"].partition(" Interface PFC watchdog: ")
+        row["if_name_str"], row["wd-status"] = name, status.strip("[]")
+        for group in row["TABLE_qosgrp_stats"]["ROW_qosgrp_stats"]:
+            number, state, _, configured, _, cos = group["eq-qosgrp"].split()
+            group.update(
+                {
+                    "eq-qosgrp": number,
+                    "eq-qosgrp-state": state.strip("[]"),
+                    "pfc-configured": configured.strip("[]"),
+                    "pfc-cos": cos.strip("[]"),
+                }
+            )
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("fault", [None, "storm"])
+def test_schema_shape_reads_as_the_combined_string(device: DevicePlan, fault: str | None) -> None:
+    combined = outputs("after", fault)
+    separate = dict(combined)
+    separate["pfc_queue"] = Output(_schema_shaped(combined["pfc_queue"].text), "x/pfc_queue.json")
+    assert '"pfc-configured": "YES"' in separate["pfc_queue"].text
+    one, other = read(combined, device), read(separate, device)
+    for name in PORTS:
+        assert other.ports[name].pfc_enabled == one.ports[name].pfc_enabled == (3,)
+        assert other.ports[name].watchdog == one.ports[name].watchdog
+    assert not any("qos group" in why for _, why in other.unread)
+
+
+def test_pfc_no_groups_are_pfc_off(device: DevicePlan) -> None:
+    found = outputs("after")
+    text = _schema_shaped(found["pfc_queue"].text).replace('"YES"', '"NO"')
+    found["pfc_queue"] = Output(text, "x/pfc_queue.json")
+    port = read(found, device).ports["Ethernet1/1"]
+    assert port.pfc_enabled == () and port.watchdog == {}
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ('"3 [Active] PFC [YES] PFC-COS [3]"', '"3 Active PFC on for 3"'),  # another wording
+        ('"3 [Active] PFC [YES] PFC-COS [3]"', '"3 [Active] PFC [YES] PFC-COS [x]"'),
+    ],
+)
+def test_a_group_of_neither_shape_is_unknown(device: DevicePlan, old: str, new: str) -> None:
+    """Read as "no PFC group", every port would get LL301 "PFC off": it is unknown instead,
+    and `unread` names the key."""
+    found = outputs("after")
+    text = found["pfc_queue"].text.replace(old, new)
+    assert text != found["pfc_queue"].text
+    found["pfc_queue"] = Output(text, "x/pfc_queue.json")
+    state = read(found, device)
+    assert all(state.ports[name].pfc_enabled is None for name in PORTS)
+    (why,) = [why for what, why in state.unread if what.startswith("PFC priorities of")]
+    assert "eq-qosgrp" in why and "pfc-configured" in why and "x/pfc_queue.json:" in why
+
+
+def test_per_cos_pause_counts_of_show_queuing(device: DevicePlan) -> None:
+    """Cisco's schema of `show queuing` has TABLE_pfc_stats: pause frames per CoS, which fill
+    pfc_rx/pfc_tx (and `unread` no longer says which priorities were paused is unknown)."""
+    found = outputs("after")
+    data = json.loads(found["queuing"].text)
+    rows = data["TABLE_module"]["ROW_module"]["TABLE_queuing_interface"]["ROW_queuing_interface"]
+    ingress = next(r for r in rows if r["dir"] == "Ingress" and r["if_name_str"] == "Ethernet1/1")
+    ingress.update({"tx-ppp": 3902, "rx-ppp": 1389})
+    ingress["TABLE_pfc_stats"] = {
+        "ROW_pfc_stats": [
+            {
+                "cos": cos,
+                "pfc-qosgrp": cos,
+                "tx-pause-state": "Inactive",
+                "tx-pause-count": 3902 if cos == 3 else 0,
+                "rx-pause-state": "Inactive",
+                "rx-pause-count": 1389 if cos == 3 else 0,
+            }
+            for cos in range(8)
+        ]
+    }
+    found["queuing"] = Output(json.dumps(data), "x/queuing.json")
+    state = read(found, device)
+    port = state.ports["Ethernet1/1"]
+    assert port.pfc_rx == {c: 1389 if c == 3 else 0 for c in range(8)}
+    assert port.pfc_tx[3] == 3902 and port.pause_rx_frames == 1389
+    assert port.queues[ROCE_QUEUE].dropped_packets == 0  # the egress rows still read
+    assert not any(what == "which priorities were paused" for what, _ in state.unread)
+    assert state.ports["Ethernet1/2"].pfc_rx == {}

@@ -11,27 +11,37 @@ a list). Commands and where their shapes come from:
   ROW_pfc_interface[].if_name_str / admin / oper / rx-stats / tx-stats (public NX-API
   collectors, e.g. a Nexus Prometheus exporter parsing this body). rx-stats/tx-stats are the
   CLI's RxPPP/TxPPP columns: the port's pause frames of every priority together. They fill
-  pause_rx_frames/pause_tx_frames; pfc_rx/pfc_tx (per priority) stay empty and `unread` says
-  that which priorities were paused is not shown.
+  pause_rx_frames/pause_tx_frames; per priority (pfc_rx/pfc_tx) they come from `show queuing
+  interface` where it shows them, else `unread` says which priorities were paused is not
+  shown.
 * `show queuing pfc-queue detail | json`: TABLE_module.ROW_module.TABLE_queuing_interface.
-  ROW_queuing_interface[]: if_name_str "Ethernet1/1 Interface PFC watchdog: [Enabled]",
-  TABLE_qosgrp_stats.ROW_qosgrp_stats[].eq-qosgrp "3 [Active] PFC [YES] PFC-COS [3]" and
+  ROW_queuing_interface[] and, per qos group, TABLE_qosgrp_stats.ROW_qosgrp_stats[] with
   TABLE_qosgrp_stats_entry.ROW_qosgrp_stats_entry[] {q-stat-type: "Shutdown" | "Restored" |
-  ..., and the value} (Cisco's Nexus Traffic Monitor, github.com/paregupt/
-  nexus_traffic_monitor telegraf/nexus_traffic_monitor_high_frequency.py
-  parse_pfcqueuedetail; the CLI text it mirrors: opentelemetry-collector-contrib's Cisco OS
-  receiver tests). The PFC-enabled priorities of a port are the PFC-COS of its qos groups
-  marked PFC [YES], when the port's PFC is operationally on.
+  ..., and the value in q-shutdown, q-restored, ...}. Two shapes are read, as a group's
+  fields come:
+  - Cisco's published schema (Nexus 9000 NX-OS Show Commands 9.3(x), "show queuing
+    pfc-queue"): the row's if_name_str and wd-status, and the group's eq-qosgrp,
+    eq-qosgrp-state, pfc-configured and pfc-cos as separate fields;
+  - one combined string, as Cisco's Nexus Traffic Monitor reads it (github.com/paregupt/
+    nexus_traffic_monitor telegraf/nexus_traffic_monitor_high_frequency.py
+    parse_pfcqueuedetail): if_name_str "Ethernet1/1 Interface PFC watchdog: [Enabled]",
+    eq-qosgrp "3 [Active] PFC [YES] PFC-COS [3]" (the CLI text's group title).
+  The PFC-enabled priorities of a port are the PFC-COS of its qos groups with PFC YES, when
+  the port's PFC is operationally on. A group of neither shape leaves the port's PFC
+  priorities unknown and says so naming the group (never "PFC off").
 * `show queuing interface | json`: TABLE_module.ROW_module.TABLE_queuing_interface.
   ROW_queuing_interface[] with dir "Egress", TABLE_qosgrp_egress_stats.
   ROW_qosgrp_egress_stats[].eq-qosgrp and TABLE_qosgrp_egress_stats_entry.
   ROW_qosgrp_egress_stats_entry[] {eq-stat-type "Tx" | "Dropped" | ..., eq-stat-units "Pkts" |
   "Byts", eq-uc-stat-value, eq-oobfc-uc-stat-value, eq-mc-stat-value} (the Nexus exporter
-  above; a "WRED/AFD & Tail Drop" row, the CLI's wording on some releases (unverified), is
-  also read as drops, "WD & Tail Drop" (the watchdog's) is not). Egress queue n is qos group n
-  (c-out-8q-q<n>). Two parts are assumptions to confirm
-  on a switch (tests/data/verify/README.md): the row's interface name in if_name_str, and
-  the ECN marked row as an eq-stat-type containing "ECN".
+  above and Cisco's schema of `show queuing`; a "WRED/AFD & Tail Drop" row, the CLI's
+  wording on some releases (unverified), is also read as drops, "WD & Tail Drop" (the
+  watchdog's) is not). Egress queue n is qos group n (c-out-8q-q<n>). The schema also gives
+  a row's PFC pause counts per CoS: TABLE_pfc_stats.ROW_pfc_stats[] {cos, tx-pause-count,
+  rx-pause-count} (the CLI's "PFC_COS QOS_Group TxPause TxCount RxPause RxCount" table):
+  where a port shows them they fill pfc_rx/pfc_tx. Two parts are assumptions to confirm on a
+  switch (tests/data/verify/README.md): the row's interface name in if_name_str, and the ECN
+  marked row as an eq-stat-type containing "ECN".
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from lossless.observed import (
@@ -60,6 +71,7 @@ from lossless.observed import (
     read_outputs,
 )
 from lossless.plan import DevicePlan
+from lossless.text.grammar import first_few
 
 COMMANDS: dict[str, str] = {
     "interface": "show interface | json",
@@ -85,17 +97,25 @@ NEEDS: dict[str, str] = {
     WATCHDOG: "pfc_queue",
 }
 
-# Always unread: NX-OS counts pause frames per port, so the priority they paused is unknown
+# Unread where no port showed per-CoS pause counts (TABLE_pfc_stats of `show queuing
+# interface`): the per-port counts do not say which priority was paused
 PER_PRIORITY = (
     "which priorities were paused",
-    "NX-OS counts PFC pause frames per port only: RxPPP/TxPPP, rx-stats/tx-stats of "
-    "`show interface priority-flow-control`",
+    "no per-CoS pause counts (TABLE_pfc_stats) in `show queuing interface`; the per-port "
+    "RxPPP/TxPPP (rx-stats/tx-stats of `show interface priority-flow-control`) do not say",
 )
 
 MAX_ROWS = 100_000  # rows read from one table: bounded work on a hostile output
 _ETHERNET = re.compile(r"(?i)^(?:eth|ethernet)\s*(\d[\d/.]*)")
 _QOS_GROUP = re.compile(r"^\s*(\d)\b")
-_PFC_COS = re.compile(r"PFC\s*\[YES\]\s*PFC-COS\s*\[(\d)\]", re.IGNORECASE)
+# A qos group's title as one string: "3 [Active] PFC [YES] PFC-COS [3]" (CoS a list: "3,4")
+_GROUP_TITLE = re.compile(
+    r"^\s*\d\s*\[\s*(\w+)\s*\]\s*PFC\s*\[\s*(YES|NO)\s*\](?:\s*PFC-COS\s*\[([\d,\s]*)\])?",
+    re.IGNORECASE,
+)
+_TITLE_SHAPE = '"N [state] PFC [YES|NO] PFC-COS [c]"'
+_GROUP_KEY = '"eq-qosgrp"'
+_COS_LIST = re.compile(r"^\s*\d(?:\s*,\s*\d)*\s*$")
 _UNIT_VALUES = ("eq-uc-stat-value", "eq-oobfc-uc-stat-value", "eq-mc-stat-value")
 
 
@@ -114,7 +134,8 @@ def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
         "queuing": _read_queuing,
     }
     read_outputs(state, outputs, readers, names, COMMANDS, WHAT)
-    state.unread.append(PER_PRIORITY)
+    if not any(port.pfc_rx for port in state.ports.values()):
+        state.unread.append(PER_PRIORITY)
     return state
 
 
@@ -186,45 +207,92 @@ def _read_pfc(output: Output, names: dict[str, str], state: DeviceState) -> None
 
 
 def _read_pfc_queue(output: Output, names: dict[str, str], state: DeviceState) -> None:
+    unreadable: list[str] = []
     for module in _modules(json_object(output)):
         for row in _rows(module.get("TABLE_queuing_interface"), "ROW_queuing_interface"):
             found = _planned(row, "if_name_str", names)
             if found is None:
                 continue
             port = _port(state, found[0], output, found[1], "pfc_enabled", "watchdog")
-            enabled = _watchdog_switch(str(row.get("if_name_str")))
-            priorities = []
-            for group in _rows(row.get("TABLE_qosgrp_stats"), "ROW_qosgrp_stats"):
-                priority = _watched_group(group, enabled, port)
-                if priority is not None:
-                    priorities.append(priority)
-            port.pfc_enabled = tuple(sorted(set(priorities)))
+            enabled = _watchdog_switch(row)
+            groups = _rows(row.get("TABLE_qosgrp_stats"), "ROW_qosgrp_stats")
+            shown = [_group_pfc(group) for group in groups]
+            readable = [pfc for pfc in shown if pfc is not None]
+            if not groups or len(readable) < len(groups):
+                port.pfc_enabled = None  # not shown, or of neither shape: unknown, never off
+                unreadable += [found[0]] if groups else []
+                continue
+            for group, pfc in zip(groups, readable, strict=True):
+                for priority in pfc.cos:
+                    _record_watchdog(group, priority, enabled, pfc.stormed, port)
+            port.pfc_enabled = tuple(sorted({p for pfc in readable for p in pfc.cos}))
+    if unreadable:
+        state.unread.append(
+            (
+                f"PFC priorities of {first_few(unreadable, 6)}",
+                f"a qos group of neither shape: eq-qosgrp {_TITLE_SHAPE} or eq-qosgrp-state, "
+                f"pfc-configured and pfc-cos ({output.at(_GROUP_KEY)})",
+            )
+        )
 
 
-def _watchdog_switch(header: str) -> bool | None:
-    """The port's watchdog from "Ethernet1/1 Interface PFC watchdog: [Enabled]"."""
-    if "[enabled]" in header.lower():
+def _watchdog_switch(row: dict[str, Any]) -> bool | None:
+    """The port's watchdog: wd-status (the schema's) or the if_name_str header's
+    "Ethernet1/1 Interface PFC watchdog: [Enabled]"."""
+    status = row.get("wd-status", row.get("if_name_str"))
+    text = status.lower() if isinstance(status, str) else ""
+    if "enabled" in text:
         return True
-    return False if "[disabled]" in header.lower() else None
+    return False if "disabled" in text else None
 
 
-def _watched_group(group: dict[str, Any], enabled: bool | None, port: PortState) -> int | None:
-    """Record a PFC qos group's watchdog on the port; its PFC priority, None if it has none."""
+@dataclass(frozen=True)
+class _GroupPfc:
+    """What a qos group shows of PFC: the CoS it is lossless for (none with PFC NO) and
+    whether the watchdog has shut it down (a storm now)."""
+
+    cos: tuple[int, ...]
+    stormed: bool
+
+
+def _group_pfc(group: dict[str, Any]) -> _GroupPfc | None:
+    """A qos group's PFC in either shape (the module's docstring), None when neither."""
     title = group.get("eq-qosgrp")
-    if not isinstance(title, str):
+    if "pfc-configured" in group:  # the schema's separate fields
+        state, configured, cos = (
+            _bare(group.get(key)) for key in ("eq-qosgrp-state", "pfc-configured", "pfc-cos")
+        )
+    elif isinstance(title, str) and (match := _GROUP_TITLE.match(title)) is not None:
+        state, configured, cos = match.group(1), match.group(2), match.group(3)
+    else:
         return None
-    cos = _PFC_COS.search(title)
-    if cos is None:
+    if configured is None or configured.upper() not in ("YES", "NO") or state is None:
         return None
-    priority = int(cos.group(1))
+    if configured.upper() == "NO":
+        return _GroupPfc((), state.lower() == "shutdown")
+    if cos is None or not _COS_LIST.match(cos):
+        return None
+    return _GroupPfc(tuple(sorted({int(c) for c in cos.split(",")})), state.lower() == "shutdown")
+
+
+def _bare(value: Any) -> str | None:
+    """A schema field as text without the CLI's brackets ("[YES]" or "YES"; 3 as "3")."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value.strip().strip("[]").strip() if isinstance(value, str) else None
+
+
+def _record_watchdog(
+    group: dict[str, Any], priority: int, enabled: bool | None, stormed: bool, port: PortState
+) -> None:
+    """The watchdog of a PFC qos group, on the priority it is lossless for."""
     stats = _stats(_rows(group.get("TABLE_qosgrp_stats_entry"), "ROW_qosgrp_stats_entry"))
     port.watchdog[priority] = WatchdogCounters(
         enabled=enabled,
         storms_detected=stats.get("shutdown"),
         storms_restored=stats.get("restored"),
-        stormed="[shutdown]" in title.lower(),
+        stormed=stormed,
     )
-    return priority
 
 
 def _stats(entries: list[dict[str, Any]]) -> dict[str, int | None]:
@@ -242,14 +310,29 @@ def _stats(entries: list[dict[str, Any]]) -> dict[str, int | None]:
 def _read_queuing(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for module in _modules(json_object(output)):
         for row in _rows(module.get("TABLE_queuing_interface"), "ROW_queuing_interface"):
-            if row.get("dir") != "Egress":
-                continue
             found = _planned(row, "if_name_str", names)
             if found is None:
+                continue
+            if "TABLE_pfc_stats" in row:
+                _read_pause_per_cos(row, _port(state, found[0], output, found[1], "pfc_rx"))
+            if row.get("dir") != "Egress":
                 continue
             port = _port(state, found[0], output, found[1], "queues", "ecn")
             for group in _rows(row.get("TABLE_qosgrp_egress_stats"), "ROW_qosgrp_egress_stats"):
                 _read_group(group, port)
+
+
+def _read_pause_per_cos(row: dict[str, Any], port: PortState) -> None:
+    """TABLE_pfc_stats: pause frames sent and received per CoS (Cisco's schema of `show
+    queuing`)."""
+    for stats in _rows(row.get("TABLE_pfc_stats"), "ROW_pfc_stats"):
+        cos = counter(stats.get("cos"))
+        if cos is None or cos > 7:
+            continue
+        for counts, key in ((port.pfc_rx, "rx-pause-count"), (port.pfc_tx, "tx-pause-count")):
+            value = counter(stats.get(key))
+            if value is not None:
+                counts[cos] = value
 
 
 def _read_group(group: dict[str, Any], port: PortState) -> None:
