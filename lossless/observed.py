@@ -20,6 +20,7 @@ key, a port left out, `{}`) is a warning rather than silence.
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Mapping
@@ -75,8 +76,17 @@ class Output:
     def parsed(self) -> Any:
         """The output read as JSON (every reader reads JSON), once: collect.py checks it is
         JSON before the reader reads it (what Python cannot read of valid JSON is
-        text.json_read.UnreadableJSON, a ValueError)."""
-        return loads(self.text)
+        text.json_read.UnreadableJSON, a ValueError). Lines a CLI prints around the JSON
+        (Junos ends every answer with its banner `{master:0}`, a saved session has the
+        prompt and command) are skipped: whole lines of BANNER only, before or after the
+        JSON, blanked in place so that an error's line and column stay the file's."""
+        try:
+            return loads(self.text)
+        except json.JSONDecodeError:
+            blanked = _banners_blanked(self.text)
+            if blanked is None:
+                raise
+            return loads(blanked)
 
     @cached_property
     def _strings(self) -> dict[str, int]:
@@ -91,6 +101,29 @@ class Output:
         return [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
 
 
+def _banners_blanked(text: str) -> str | None:
+    """The text with the BANNER lines before and after its JSON as spaces, None when there
+    are none."""
+    lines = text.split("\n")
+    first, last = 0, len(lines)
+    while first < last and _BANNER.match(lines[first]):
+        first += 1
+    while last > first and _BANNER.match(lines[last - 1]):
+        last -= 1
+    blanked = [" " * len(line) for line in lines[:first]] + lines[first:last]
+    blanked += [" " * len(line) for line in lines[last:]]
+    kept = "\n".join(blanked)
+    return kept if kept != text else None
+
+
+# A line a CLI prints around a show command's JSON: blank; a Junos banner ({master:0},
+# {backup:1}, {primary:node0}, with the [edit] of configuration mode); a prompt, alone or
+# with the command typed after it (user@host> show ..., host# show ...)
+_BANNER = re.compile(
+    r"^\s*$"
+    r"|^\{\w+(?::[\w-]+)?\}(?:\[edit[^\]]*\])?\s*$"
+    r"|^[A-Za-z][\w.-]*(?:@[\w.-]+)?(?:\([^)]*\))?[>#%$](?:\s.*)?$"
+)
 # An output asked for more places than this gets its strings and lines indexed (a per-port
 # output is asked for a few; a COUNTERS dump for every port and queue)
 INDEX_AFTER_LOOKUPS = 16

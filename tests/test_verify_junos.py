@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from lossless.observed import DeviceState, Output
 from lossless.plan import DevicePlan
 from lossless.vendors.junos import VENDOR
 from lossless.vendors.junos.state import COMMANDS, commands, read
+from lossless.verify.collect import read_device
 
 LAB = VERIFY_DATA / "lab"
 DEVICE = "leaf4"
@@ -173,3 +175,57 @@ def test_commands_and_vendor(device: DevicePlan) -> None:
 
 def test_napalm_mock_driver_serves_the_recordings(device: DevicePlan, tmp_path: Path) -> None:
     check_mock_driver_serves(read, device, COMMANDS, tmp_path)
+
+
+# A real vQFX 17.4R1 `show interfaces | display json`, ending in the CLI's {master:0} banner
+# (batfish/lab-validation; provenance in tests/data/verify/captures/README.md)
+CAPTURE = VERIFY_DATA / "captures" / "junos" / "show_interfaces_|_display_json.txt"
+
+
+def _xe_ports(device: DevicePlan) -> DevicePlan:
+    """leaf4's plan with its ports named as the capture's switch names them (xe-0/0/N)."""
+    return replace(
+        device, ports={f"xe-0/0/{i}": port for i, port in enumerate(device.ports.values())}
+    )
+
+
+def test_a_real_capture_with_its_trailing_banner_is_read(device: DevicePlan) -> None:
+    text = CAPTURE.read_text()
+    assert text.rstrip().endswith("{master:0}")
+    found = read_device(_xe_ports(device), {"interfaces": Output(text, str(CAPTURE))}, "x", None)
+    assert isinstance(found, DeviceState), found
+    assert [found.ports[f"xe-0/0/{i}"].oper_up for i in range(4)] == [True] * 4
+    assert found.ports["xe-0/0/0"].source.startswith(f"{CAPTURE}:")
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("user@qfx> show interfaces extensive | display json\n", "\n{master:0}\nuser@qfx> "),
+        ("", "{backup:1}\n"),
+        ("", "\n{master:0}[edit]\n"),
+        ("leaf4# show interfaces extensive | display json | no-more\n\n", ""),
+    ],
+)
+def test_prompts_and_banners_around_the_json_are_skipped(
+    device: DevicePlan, before: str, after: str
+) -> None:
+    found = outputs("after")
+    found["interfaces"] = Output(before + found["interfaces"].text + after, "x/interfaces.json")
+    read_back = read_device(device, found, "x", None)
+    assert isinstance(read_back, DeviceState), read_back
+    assert read_back.ports["et-0/0/0"].oper_up is True
+    # where a port was read is still the line of the file (the banner lines are kept blank)
+    assert read_back.ports["et-0/0/0"].source == found["interfaces"].at('"et-0/0/0"')
+
+
+@pytest.mark.parametrize(
+    "after", ["\nMessage from syslogd@qfx at Apr 28 23:06:48 ...\n", "\n{master:0}\n{}\n"]
+)
+def test_other_text_after_the_json_is_still_not_json(device: DevicePlan, after: str) -> None:
+    found = outputs("after")
+    lines = found["interfaces"].text.count("\n") + 2
+    found["interfaces"] = Output(found["interfaces"].text + after, "x/interfaces.json")
+    failed = read_device(device, found, "x", None)
+    assert not isinstance(failed, DeviceState)
+    assert "not JSON" in failed.reason and failed.at.startswith(f"x/interfaces.json:{lines}:")

@@ -316,3 +316,40 @@ def test_an_unsupported_counter_is_unknown(plan):
     found["counters"] = Output(json.dumps(data), found["counters"].source)
     leaf1 = state.read(found, plan.devices["leaf1"])
     assert leaf1.ports["Ethernet0"].queues[3].dropped_packets is None
+
+
+CAPTURES = VERIFY_DATA / "captures" / "sonic"  # provenance: tests/data/verify/captures/README.md
+
+
+def test_wred_drops_of_a_lossless_queue_are_drops(plan):
+    """A lossless queue whose only drops are WRED drops (SAI_QUEUE_STAT_WRED_DROPPED_PACKETS,
+    `show queue wredcounters`) dropped packets."""
+    found = outputs("leaf1", "after")
+    counters = json.loads(found["counters"].text)
+    queue = counters["COUNTERS_QUEUE_NAME_MAP"]["value"]["Ethernet4:3"]
+    stats = counters[f"COUNTERS:{queue}"]["value"]
+    assert stats["SAI_QUEUE_STAT_DROPPED_PACKETS"] == "0"
+    stats["SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"] = "1843"
+    found["counters"] = Output(json.dumps(counters), found["counters"].source)
+    assert state.read(found, plan.devices["leaf1"]).ports["Ethernet4"].queues[
+        3
+    ].dropped_packets == (1843)
+
+
+def test_sonic_utilities_mock_tables(plan):
+    """sonic-utilities' own test tables (tests/mock_tables counters_db.json and appl_db.json,
+    converted to sonic-db-dump's shape): each queue reads as dropped the larger of
+    SAI_QUEUE_STAT_DROPPED_PACKETS and SAI_QUEUE_STAT_WRED_DROPPED_PACKETS, the pause
+    counters per priority, the PG drops, and PORT_TABLE's oper_status."""
+    found = {
+        stem: Output((CAPTURES / f"{stem}.json").read_text(), str(CAPTURES / f"{stem}.json"))
+        for stem in ("counters", "port_table")
+    }
+    read_state = state.read(found, plan.devices["leaf1"])
+    port = read_state.ports["Ethernet0"]
+    assert port.oper_up is False  # oper_status "down" in appl_db.json
+    assert (port.queues[3].dropped_packets, port.queues[3].tx_packets) == (52, 52)  # 19 / 52
+    assert port.queues[6].dropped_packets == 49  # DROPPED 2, WRED 49
+    assert port.queues[3].ecn_marked_packets is not None
+    assert port.pfc_rx and port.pfc_tx and port.ingress_drops
+    assert read_state.ports["Ethernet4"].oper_up is None  # no PORT_TABLE entry there

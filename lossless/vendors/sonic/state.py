@@ -11,7 +11,8 @@ sonic_db_dump_load.py, redis-dump-load's format `{"KEY": {"type": "hash", "value
 * COUNTERS_DB (`counters`): COUNTERS_PORT_NAME_MAP / COUNTERS_QUEUE_NAME_MAP ("Ethernet0:3")
   / COUNTERS_PG_NAME_MAP name -> SAI object id, and `COUNTERS:<oid>` hashes of SAI
   statistics: SAI_PORT_STAT_PFC_<p>_RX_PKTS / _TX_PKTS (what `pfcstat` prints),
-  SAI_QUEUE_STAT_PACKETS / _DROPPED_PACKETS / _WRED_ECN_MARKED_PACKETS (`queuestat`),
+  SAI_QUEUE_STAT_PACKETS / _DROPPED_PACKETS / _WRED_DROPPED_PACKETS /
+  _WRED_ECN_MARKED_PACKETS (`queuestat`, `show queue wredcounters`),
   SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS (`pg-drop`), and on the queues the PFC
   watchdog watches PFC_WD_STATUS ("operational" / "stormed") and
   PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED / _RESTORED (`pfcwd show stats`; sonic-utilities
@@ -191,7 +192,7 @@ class _Counters:
             stats = self.stats(oid)
             port.queues[queue] = QueueCounters(
                 tx_packets=_optional(stats.get("SAI_QUEUE_STAT_PACKETS")),
-                dropped_packets=_optional(stats.get("SAI_QUEUE_STAT_DROPPED_PACKETS")),
+                dropped_packets=_dropped(stats),
                 ecn_marked_packets=_optional(stats.get("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS")),
             )
             if "PFC_WD_STATUS" in stats:
@@ -206,6 +207,17 @@ class _Counters:
             port.sources.setdefault("ingress_drops", self.at(oid))
             drops = self.stats(oid).get("SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS")
             _put(port.ingress_drops, group, drops)
+
+
+def _dropped(stats: dict[str, str]) -> int | None:
+    """A queue's drops: SAI_QUEUE_STAT_DROPPED_PACKETS, or its WRED drops
+    (SAI_QUEUE_STAT_WRED_DROPPED_PACKETS) where they are more. SAI does not say whether the
+    first includes the second (saiqueue.h), and ASICs differ: the larger is what the queue
+    dropped at least, never a count it did not (the sum would be, where one includes the
+    other). Unknown when the first is: WRED drops alone are not all the drops."""
+    dropped = _optional(stats.get("SAI_QUEUE_STAT_DROPPED_PACKETS"))
+    wred = _optional(stats.get("SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"))
+    return None if dropped is None else max(dropped, wred or 0)
 
 
 def _watchdog(stats: dict[str, str]) -> WatchdogCounters:
