@@ -125,3 +125,22 @@ def test_the_cli_does_not_import_anta(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_voq_platform_gets_the_voq_drops_test(run):
+    """On Arista's VOQ platforms (Jericho: 7280R, 7500R, 7700R, 7800R) lossless traffic can
+    drop in the ingress VOQs, which VerifyInterfacesEgressQueueDrops does not read: the
+    catalog adds VerifyInterfacesVoqAndEgressQueueDrops, loaded by ANTA's own models."""
+    from dataclasses import replace
+
+    from lossless.report.anta_catalog import device_tests
+
+    _, plan = _lab_eos()
+    spine1 = plan.devices["spine1"]
+    assert "VerifyInterfacesVoqAndEgressQueueDrops" not in str(device_tests(spine1))
+    voq = replace(spine1, platform="7280CR3-32P4")
+    catalog = AntaCatalog.from_dict({ANTA_MODULE: device_tests(voq)})
+    inputs = {d.test.__name__: d.inputs for d in catalog.tests}
+    drops = inputs["VerifyInterfacesVoqAndEgressQueueDrops"]
+    assert drops.traffic_classes == ["TC3"] and drops.packet_drop_threshold == 0
+    assert drops.interfaces == [p.name for p in spine1.ports.values() if p.lossless]

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from verify_recordings import (
 from lossless.observed import DeviceState, Output
 from lossless.plan import DevicePlan
 from lossless.vendors.eos import VENDOR
-from lossless.vendors.eos.state import COMMANDS, commands, read
+from lossless.vendors.eos.state import COMMANDS, VOQ_COMMANDS, commands, read, voq_platform
 
 LAB = VERIFY_DATA / "lab"
 DEVICE = "spine1"
@@ -261,7 +263,19 @@ def test_junk_raises_only_value_key_type_errors(device: DevicePlan, stem: str, t
 def test_commands_and_vendor() -> None:
     assert VENDOR.state_reader == "lossless.vendors.eos.state"
     module = import_module(VENDOR.state_reader)
-    assert module.COMMANDS is COMMANDS and all(c.endswith("| json") for c in COMMANDS.values())
+    assert module.COMMANDS is COMMANDS
+    assert all(re.search(r"\| json( revision \d+)?$", c) for c in COMMANDS.values())
+
+
+def test_commands_ask_for_the_revision_the_reader_reads() -> None:
+    """The revisions ANTA's tests ask for, whose unit data the reader was written from
+    (anta/tests/interfaces.py: VerifyInterfacesCounterDetails, ...EgressQueueDrops,
+    ...ECNCounters, ...PFCCounters revision 3, ...VoqAndEgressQueueDrops)."""
+    assert COMMANDS["pfc_counters"] == "show priority-flow-control counters | json revision 3"
+    assert COMMANDS["interfaces"].endswith("| json revision 1")
+    assert COMMANDS["queue_counters"].endswith("| json revision 1")
+    assert COMMANDS["ecn_counters"].endswith("| json revision 1")
+    assert VOQ_COMMANDS["queue_drops"] == ("show interfaces counters queue drops | json revision 1")
 
 
 def test_commands_of_a_device(device: DevicePlan) -> None:
@@ -270,3 +284,84 @@ def test_commands_of_a_device(device: DevicePlan) -> None:
 
 def test_napalm_mock_driver_serves_the_recordings(device: DevicePlan, tmp_path: Path) -> None:
     check_mock_driver_serves(read, device, COMMANDS, tmp_path)
+
+
+# ANTA's unit-test eos_data (aristanetworks/anta tests/units/anta_tests/test_interfaces.py),
+# as JSON; provenance in tests/data/verify/captures/README.md
+CAPTURES = VERIFY_DATA / "captures" / "eos"
+
+
+def _capture(name: str) -> Output:
+    path = CAPTURES / f"{name}.json"
+    return Output(path.read_text(), str(path))
+
+
+def _named(device: DevicePlan, *names: str, platform: str | None = None) -> DevicePlan:
+    """spine1's plan with its first ports named as the capture's switch names them."""
+    ports = dict(zip(names, device.ports.values(), strict=False))
+    return replace(device, ports=ports, platform=platform or device.platform)
+
+
+def test_a_range_key_holding_the_lossless_class_is_read(device: DevicePlan) -> None:
+    """TC0-2 / DP0-2: classes and drop precedences counted together. The group's drops are
+    each class's (a lossless class among them is judged by them), and `unread` says which
+    classes are counted together."""
+    plan = _named(device, "Ethernet1")
+    found = {
+        "queue_counters": _capture(
+            "VerifyInterfacesEgressQueueDrops.failure-traffic-claas-and-dp-range"
+        )
+    }
+    state = read(found, plan)
+    port = state.ports["Ethernet1"]
+    assert {q: c.dropped_packets for q, c in port.queues.items()} == {0: 2, 1: 2, 2: 2}
+    assert ("which of traffic classes 0-2 dropped") in [what for what, _ in state.unread]
+
+
+def test_voq_platforms_collect_and_read_the_voq_drops(device: DevicePlan) -> None:
+    assert not voq_platform(device)  # 7060DX5-32: a Tomahawk, drops at egress only
+    assert "queue_drops" not in commands(device)
+    for platform in ("7280CR3-32P4", "DCS-7280SR3-48YC8", "7800R3-36P-LC", "7500R2-36CQ"):
+        voq = _named(device, "Ethernet48", "Ethernet49", platform=platform)
+        assert voq_platform(voq), platform
+        assert commands(voq)["queue_drops"] == VOQ_COMMANDS["queue_drops"]
+    voq = _named(device, "Ethernet48", "Ethernet49", platform="7280CR3-32P4")
+    state = read({"queue_drops": _capture("VerifyInterfacesVoqAndEgressQueueDrops.failure")}, voq)
+    drops = {n: {q: c.dropped_packets for q, c in p.queues.items()} for n, p in state.ports.items()}
+    assert drops == {"Ethernet48": {0: 3, 1: 9}, "Ethernet49": {0: 11, 1: 14}}  # VOQ + egress
+
+
+def test_voq_drops_alone_are_drops(device: DevicePlan) -> None:
+    """TC0-5 of ANTA's VOQ range case: 1 packet dropped in the ingress VOQ, none at egress,
+    is a drop of lossless class 3 (LL302 then), where the egress queue counters show none."""
+    voq = _named(device, "Ethernet48", "Ethernet49", platform="7280CR3-32P4")
+    found = {
+        "queue_drops": _capture(
+            "VerifyInterfacesVoqAndEgressQueueDrops.failure-range-of-traffic-class"
+        )
+    }
+    assert read(found, voq).ports["Ethernet48"].queues[ROCE_QUEUE].dropped_packets == 1
+
+
+def test_pause_frames_of_revision_3(device: DevicePlan) -> None:
+    plan = _named(device, "Ethernet3/1/1", "Ethernet3/2/1")
+    state = read({"pfc_counters": _capture("VerifyInterfacesPFCCounters.failure")}, plan)
+    assert (
+        state.ports["Ethernet3/1/1"].pause_rx_frames,
+        state.ports["Ethernet3/2/1"].pause_tx_frames,
+    ) == (1, 2)
+
+
+def test_the_collection_script_asks_a_voq_platform_for_its_voq_drops() -> None:
+    from conftest import INVENTORIES
+
+    from lossless.inventory import load_inventory
+    from lossless.planner.fabric import plan_fabric
+    from lossless.verify.script import collection_script
+
+    plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"), hosts=False)
+    assert "counters queue drops" not in collection_script(plan)
+    plan.devices["spine1"] = replace(plan.devices["spine1"], platform="7280CR3-32P4")
+    script = collection_script(plan)
+    assert "'show interfaces counters queue drops | json revision 1'" in script
+    assert "'show priority-flow-control counters | json revision 3'" in script

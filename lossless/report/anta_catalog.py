@@ -10,6 +10,8 @@ The tests, all in `anta.tests.interfaces` (ANTA 1.10):
   VerifyInterfacesStatus            ports with a peer are up/up
   VerifyInterfacesSpeed             each port's speed (and lanes) as planned
   VerifyInterfacesEgressQueueDrops  no unicast drop in the lossless traffic classes
+  VerifyInterfacesVoqAndEgressQueueDrops  the same in the ingress VOQs too, on Arista's VOQ
+                                    platforms (7280R, 7500R, 7700R, 7800R: eos/state.py)
   VerifyInterfacesPFCCounters       PFC frames sent/received at most a threshold (0)
   VerifyInterfacesECNCounters       ECN-marked packets at most a threshold (0)
 ANTA's inputs have no PFC priority, ECN threshold or watchdog field, and its MTU tests check
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lossless.plan import DevicePlan, PortPlan
+from lossless.vendors.eos.state import voq_platform
 
 ANTA_MODULE = "anta.tests.interfaces"
 ANTA_OS = "eos"
@@ -71,6 +74,17 @@ def device_tests(device: DevicePlan) -> list[Test]:
                 },
             )
         )
+        if voq_platform(device):  # Jericho: drops in the ingress VOQs too
+            found.append(
+                (
+                    "VerifyInterfacesVoqAndEgressQueueDrops",
+                    {
+                        "interfaces": list(names),
+                        "traffic_classes": [f"TC{tc}" for tc in lossless_traffic_classes(device)],
+                        "packet_drop_threshold": 0,
+                    },
+                )
+            )
         for name in ("VerifyInterfacesPFCCounters", "VerifyInterfacesECNCounters"):
             found.append((name, {"interfaces": list(names), "counters_threshold": 0}))
     return [{name: {**inputs, "filters": {"tags": [device.name]}}} for name, inputs in found]

@@ -11,8 +11,16 @@ Commands and where their JSON shapes come from:
 * `show interfaces counters queue detail | json`: egressQueueCounters.interfaces.<name>.
   ucastQueues.trafficClasses.TC<n>.dropPrecedences.DP<m>.droppedPackets (ANTA
   VerifyInterfacesEgressQueueDrops, anta/tests/interfaces.py and its unit data). The queues
-  are keyed by traffic class: TC<n> is the number reported as queue n. The transmitted
-  count is not in the published shape, so tx_packets stays None.
+  are keyed by traffic class: TC<n> is the number reported as queue n. Classes (and drop
+  precedences) counted together are one range key, TC0-2 (DP0-2) (ANTA's unit data and
+  anta/tools.py get_value_by_range_key): the group's drops are each of its classes' (a drop
+  there may be any of them's; `unread` says which classes are counted together). The
+  transmitted count is not in the published shape, so tx_packets stays None.
+* `show interfaces counters queue drops | json` (VOQ platforms only, VOQ_PLATFORM: Arista
+  7280R, 7500R, 7700R, 7800R, whose Jericho chips drop in the ingress virtual output queues,
+  ANTA VerifyInterfacesVoqAndEgressQueueDrops): interfaces.<name>.trafficClasses.<TC>.
+  {ingressVoqCounters, egressQueueCounters}.countersSum.droppedPackets; a queue's drops are
+  both together there.
 * `show qos interfaces ecn counters queue | json`: intfQueueCounters.<name>.queueCounters.
   <queue> = marked packets as text, "-" where ECN is not configured on the queue (ANTA
   VerifyInterfacesECNCounters).
@@ -59,14 +67,24 @@ from lossless.observed import (
     read_outputs,
 )
 from lossless.plan import DevicePlan
+from lossless.text.grammar import first_few
 
+# Each `| json revision N` where the reader's keys are those of revision N (the revision
+# ANTA's test asks for; eAPI answers revision 1 of a model unless asked, ANTA anta/models.py
+# AntaCommand, and `| json revision N` asks the CLI for revision N, ANTA's developer guide):
+# the keys stay the same when EOS moves a model to a new revision. The status and watchdog
+# outputs' revision is not known (no public capture): not pinned.
 COMMANDS: dict[str, str] = {
-    "interfaces": "show interfaces | json",
+    "interfaces": "show interfaces | json revision 1",
     "pfc_status": "show priority-flow-control status | json",
-    "queue_counters": "show interfaces counters queue detail | json",
-    "ecn_counters": "show qos interfaces ecn counters queue | json",
+    "queue_counters": "show interfaces counters queue detail | json revision 1",
+    "ecn_counters": "show qos interfaces ecn counters queue | json revision 1",
     "pfc_watchdog": "show priority-flow-control counters watchdog | json",
-    "pfc_counters": "show priority-flow-control counters | json",
+    "pfc_counters": "show priority-flow-control counters | json revision 3",
+}
+# Collected on VOQ platforms only (voq_platform)
+VOQ_COMMANDS: dict[str, str] = {
+    "queue_drops": "show interfaces counters queue drops | json revision 1",
 }
 
 # What each stem gives, for `unread` when it is missing
@@ -77,6 +95,7 @@ WHAT = {
     "ecn_counters": "ECN marked packets",
     "pfc_watchdog": "PFC watchdog storm counters",
     "pfc_counters": "PFC pause frames",
+    "queue_drops": "ingress VOQ and egress queue drops",
 }
 
 # The output each kind of state the rules need comes from (observed.unknown_kinds); EOS
@@ -97,12 +116,22 @@ PER_PRIORITY = (
 )
 
 _ETHERNET = re.compile(r"(?i)^(?:et|eth|ethernet)\s*(\d[\d/.]*)$")
-_TRAFFIC_CLASS = re.compile(r"^TC(\d)$")
+DROPPED = "droppedPackets"
+_TRAFFIC_CLASS = re.compile(r"^TC(\d)(?:-(\d))?$")
+# Arista's VOQ platforms (Jericho chips): 7280R, 7500R, 7700R, 7800R and their R2/R3
+# generations (ANTA VerifyInterfacesVoqAndEgressQueueDrops), DCS- prefixed or not
+_VOQ_PLATFORM = re.compile(r"(?i)^(?:DCS-)?7(?:280|500|700|800)[A-Z0-9]*R")
+
+
+def voq_platform(device: DevicePlan) -> bool:
+    """The device is an Arista VOQ platform: its drops are in the ingress VOQs too."""
+    return bool(device.platform and _VOQ_PLATFORM.match(device.platform.strip()))
 
 
 def commands(device: DevicePlan) -> dict[str, str]:
-    """The show commands for a device: the same for every EOS switch."""
-    return dict(COMMANDS)
+    """The show commands for a device: the same for every EOS switch, and the VOQ drops on
+    VOQ platforms."""
+    return {**COMMANDS, **(VOQ_COMMANDS if voq_platform(device) else {})}
 
 
 def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
@@ -116,7 +145,9 @@ def read(outputs: Mapping[str, Output], device: DevicePlan) -> DeviceState:
         "pfc_watchdog": _read_watchdog,
         "pfc_counters": _read_pause_frames,
     }
-    read_outputs(state, outputs, readers, names, COMMANDS, WHAT)
+    if voq_platform(device):
+        readers["queue_drops"] = _read_voq_drops  # after queue_counters: both drops together
+    read_outputs(state, outputs, readers, names, commands(device), WHAT)
     state.unread.append(PER_PRIORITY)
     return state
 
@@ -200,22 +231,65 @@ def _priorities(value: Any) -> tuple[int, ...] | None:
 
 def _read_queue_drops(output: Output, names: dict[str, str], state: DeviceState) -> None:
     interfaces = object_or_empty(json_object(output).get("egressQueueCounters")).get("interfaces")
+    grouped: dict[str, list[str]] = {}
     for name, raw, details in _planned(interfaces, names):
         port = _port(state, name, output, raw, "queues")
         classes = object_or_empty(object_or_empty(details.get("ucastQueues")).get("trafficClasses"))
         for label, counters in classes.items():
-            match = _TRAFFIC_CLASS.match(str(label))
-            if match is None:
-                continue
-            queue = port.queues.setdefault(int(match.group(1)), QueueCounters())
-            queue.dropped_packets = _dropped(object_or_empty(counters).get("dropPrecedences"))
+            dropped = _dropped(object_or_empty(counters).get("dropPrecedences"))
+            for queue in _classes(str(label), name, grouped):
+                port.queues.setdefault(queue, QueueCounters()).dropped_packets = dropped
+    _say_grouped(state, grouped)
+
+
+def _read_voq_drops(output: Output, names: dict[str, str], state: DeviceState) -> None:
+    """Drops in the ingress VOQs and the egress queue of each traffic class, together."""
+    grouped: dict[str, list[str]] = {}
+    for name, raw, details in _planned(json_object(output).get("interfaces"), names):
+        port = _port(state, name, output, raw, "queues")
+        for label, counters in object_or_empty(details.get("trafficClasses")).items():
+            parts = [
+                counter(object_or_empty(object_or_empty(part).get("countersSum")).get(DROPPED))
+                for part in (
+                    object_or_empty(counters).get("ingressVoqCounters"),
+                    object_or_empty(counters).get("egressQueueCounters"),
+                )
+            ]
+            dropped = None if None in parts else sum(p for p in parts if p is not None)
+            for queue in _classes(str(label), name, grouped):
+                port.queues.setdefault(queue, QueueCounters()).dropped_packets = dropped
+    _say_grouped(state, grouped)
+
+
+def _classes(label: str, port: str, grouped: dict[str, list[str]]) -> range:
+    """The traffic classes a key counts: TC3 -> 3, TC0-2 -> 0, 1, 2 (the port noted in
+    grouped under the key); none for another key."""
+    match = _TRAFFIC_CLASS.match(label)
+    if match is None:
+        return range(0)
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) is not None else first
+    if last > first:
+        grouped.setdefault(label, []).append(port)
+    return range(first, last + 1)
+
+
+def _say_grouped(state: DeviceState, grouped: dict[str, list[str]]) -> None:
+    """One `unread` entry per range key: which class of the group dropped is not shown."""
+    for label, ports in sorted(grouped.items()):
+        entry = (
+            f"which of traffic classes {label.removeprefix('TC')} dropped",
+            f"EOS counts them together ({label}) on {first_few(ports, 4)}: the group's drops "
+            "are judged as each one's",
+        )
+        if entry not in state.unread:
+            state.unread.append(entry)
 
 
 def _dropped(precedences: Any) -> int | None:
     """Drops of a queue: the sum over its drop precedences (None when any is unreadable)."""
     counts = [
-        counter(object_or_empty(p).get("droppedPackets"))
-        for p in object_or_empty(precedences).values()
+        counter(object_or_empty(p).get(DROPPED)) for p in object_or_empty(precedences).values()
     ]
     if not counts or any(c is None for c in counts):
         return None
