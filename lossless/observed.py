@@ -42,7 +42,8 @@ PAUSE = "PFC pause counters"
 QUEUE = "lossless queue counters"
 INGRESS = "ingress drop counters"
 WATCHDOG = "PFC watchdog state"
-KINDS = (OPER, PFC, PAUSE, QUEUE, INGRESS, WATCHDOG)
+LINK = "link flap counter"
+KINDS = (OPER, LINK, PFC, PAUSE, QUEUE, INGRESS, WATCHDOG)
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,10 @@ class PortState:
     name: str  # the plan's port name (readers translate the OS's aliases)
     source: str  # FILE:LINE:COL (or DEVICE:COMMAND live) where the port's state was read
     oper_up: bool | None = None
-    link_flaps: int | None = None  # link down transitions (counter), where the OS counts them
+    # The OS's counter of the link's state changes, where it keeps one (SONiC flap_count, EOS
+    # linkStatusChanges and NVUE carrier-transitions count downs and ups, Junos
+    # carrier-transitions downs): as the OS counts, judged only as growth since a baseline
+    link_changes: int | None = None
     # The priorities PFC is operationally enabled on (after negotiation where there is DCBX);
     # () is "PFC off", None is "not shown"
     pfc_enabled: tuple[int, ...] | None = None
@@ -191,6 +195,8 @@ def unknown_kinds(
     the plan makes the port lossless on `priorities`, carried in egress `queues` (the OS's
     numbering); watched: the plan has the PFC watchdog on the port."""
     unknown = [OPER] if port.oper_up is None else []
+    if port.link_changes is None:  # a kind only where the reader NEEDS it (collect.py)
+        unknown.append(LINK)
     if not lossless:
         return unknown
     if port.pfc_enabled is None:
@@ -251,7 +257,7 @@ class DeviceState:
                 name: {
                     "source": p.source,
                     "oper_up": p.oper_up,
-                    "link_flaps": p.link_flaps,
+                    "link_changes": p.link_changes,
                     "pfc_enabled": None if p.pfc_enabled is None else list(p.pfc_enabled),
                     "pfc_rx": _keys_as_text(p.pfc_rx),
                     "pfc_tx": _keys_as_text(p.pfc_tx),

@@ -680,7 +680,8 @@ def test_a_link_that_went_down_and_up_once_is_one_flap(run, tmp_path):
     _edit_json(after / "spine1" / "interfaces.json", _flapped)  # linkStatusChanges + 2
     result = _push(run, _lab(tmp_path, after=after))
     [message] = [e["message"] for g in _data(result)["order"]["gates"] for e in g["errors"]]
-    assert message.startswith("the link went down 1 time ")
+    assert message.startswith("the link went down and came back ")
+    assert message.endswith("(its link state change counter grew by 2)")
 
 
 # -- a failed restore never shows the device's words ---------------------------------------

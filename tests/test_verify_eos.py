@@ -64,7 +64,7 @@ def test_clean_fabric_after(device: DevicePlan) -> None:
     for name in PORTS:
         port = after.ports[name]
         assert port.oper_up is True
-        assert port.link_flaps == 1  # linkStatusChanges 2: one down, one up
+        assert port.link_changes == 2  # linkStatusChanges 2, as EOS counts (never halved)
         assert port.pfc_enabled == (3,)
         assert port.queues[ROCE_QUEUE].dropped_packets == 0
         assert port.queues[0].ecn_marked_packets is None  # "-": ECN is not on queue 0
@@ -194,7 +194,7 @@ def test_abbreviated_names_map_to_the_plan(device: DevicePlan) -> None:
     del found["pfc_status"], found["queue_counters"], found["ecn_counters"]
     del found["pfc_watchdog"], found["pfc_counters"]
     port = read(found, device).ports["Ethernet2/1"]
-    assert port.oper_up is True and port.link_flaps == 1
+    assert port.oper_up is True and port.link_changes == 2
     assert port.source == Output(text, "x/interfaces.json").at('"Et2/1"')
 
 
@@ -217,7 +217,7 @@ def test_absent_fields_stay_unknown(device: DevicePlan) -> None:
     }
     found = {stem: Output(json.dumps(data), f"x/{stem}.json") for stem, data in bare.items()}
     port = read(found, device).ports["Ethernet1/1"]
-    assert (port.oper_up, port.link_flaps, port.pfc_enabled) == (None, None, None)
+    assert (port.oper_up, port.link_changes, port.pfc_enabled) == (None, None, None)
     assert port.queues == {} and port.watchdog == {}
     assert (port.pause_rx_frames, port.pause_tx_frames) == (None, None)
 
@@ -252,7 +252,7 @@ def test_junk_raises_only_value_key_type_errors(device: DevicePlan, stem: str, t
     except (ValueError, KeyError, TypeError):
         return
     for port in junk.ports.values():  # read: no junk became a value
-        assert port.link_flaps in (None, 1)
+        assert port.link_changes in (None, 2)
         assert port.pfc_enabled in (None, (3,))
         assert port.pause_rx_frames in (None, PAUSE_AFTER[port.name][0])
         assert port.pause_tx_frames in (None, PAUSE_AFTER[port.name][1])
@@ -365,3 +365,22 @@ def test_the_collection_script_asks_a_voq_platform_for_its_voq_drops() -> None:
     script = collection_script(plan)
     assert "'show interfaces counters queue drops | json revision 1'" in script
     assert "'show priority-flow-control counters | json revision 3'" in script
+
+
+@pytest.mark.parametrize("changes", [40.0, "N/A", None, -1])
+def test_link_status_changes_not_a_counter_is_not_checked(device: DevicePlan, changes) -> None:
+    """Issue 35 item 14 on EOS: linkStatusChanges absent or not a whole number."""
+    from lossless.verify.collect import read_device
+
+    found = outputs("after")
+    data = json.loads(found["interfaces"].text)
+    counters = data["interfaces"]["Ethernet2/1"]["interfaceCounters"]
+    if changes is None:
+        del counters["linkStatusChanges"]
+    else:
+        counters["linkStatusChanges"] = changes
+    found["interfaces"] = Output(json.dumps(data), "x/interfaces.json")
+    read_back = read_device(device, found, "x", None)
+    assert isinstance(read_back, DeviceState)
+    assert read_back.ports["Ethernet2/1"].link_changes is None
+    assert ("link flap counter of Ethernet2/1") in [what for what, _ in read_back.unread]

@@ -47,7 +47,7 @@ def test_clean_fabric_after(device: DevicePlan) -> None:
     for name in PORTS:
         port = after.ports[name]
         assert port.oper_up is True
-        assert port.link_flaps == 1
+        assert port.link_changes == 1
         assert port.pfc_enabled is None  # not shown by Junos: unread, not "off"
         assert sorted(port.queues) == [0, ROCE_QUEUE, CNP_QUEUE, 7]
         assert port.queues[ROCE_QUEUE].dropped_packets == 0
@@ -120,7 +120,7 @@ def test_absent_fields_stay_unknown(device: DevicePlan) -> None:
     bare = {"interface-information": [{"physical-interface": [{"name": [{"data": "et-0/0/0"}]}]}]}
     found = {stem: Output(json.dumps(bare), f"x/{stem}.json") for stem in COMMANDS}
     port = read(found, device).ports["et-0/0/0"]
-    assert (port.oper_up, port.link_flaps, port.pfc_enabled) == (None, None, None)
+    assert (port.oper_up, port.link_changes, port.pfc_enabled) == (None, None, None)
     assert port.queues == {} and port.pfc_rx == {} and port.pfc_tx == {}
 
 
@@ -160,7 +160,7 @@ def test_junk_raises_only_value_key_type_errors(device: DevicePlan, stem: str, t
     except (ValueError, KeyError, TypeError):
         return
     for port in junk.ports.values():  # read: no junk became a value
-        assert port.link_flaps in (None, 1)
+        assert port.link_changes in (None, 1)
         assert set(port.pfc_rx) <= set(range(8))
         assert all(0 <= count < 10**12 for count in port.pfc_rx.values())
         assert set(port.queues) <= {0, ROCE_QUEUE, CNP_QUEUE, 7}

@@ -58,7 +58,7 @@ def test_clean_fabric_after(device: DevicePlan) -> None:
     for name in PORTS:
         port = after.ports[name]
         assert port.oper_up is True
-        assert port.link_flaps is None  # NX-OS shows when, not how often
+        assert port.link_changes is None  # NX-OS shows when, not how often
         assert port.pfc_enabled == (3,)
         roce = port.queues[ROCE_QUEUE]
         assert roce.dropped_packets == 0
@@ -246,7 +246,7 @@ def test_absent_fields_stay_unknown(device: DevicePlan) -> None:
     }
     found = {stem: Output(json.dumps(data), f"x/{stem}.json") for stem, data in bare.items()}
     port = read(found, device).ports["Ethernet1/1"]
-    assert (port.oper_up, port.link_flaps, port.pfc_enabled) == (None, None, None)
+    assert (port.oper_up, port.link_changes, port.pfc_enabled) == (None, None, None)
     assert port.queues == {} and port.watchdog == {}
     assert (port.pause_rx_frames, port.pause_tx_frames) == (None, None)
 

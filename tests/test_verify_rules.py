@@ -26,7 +26,7 @@ def _healthy_port(name: str, queue: int, scale: int) -> PortState:
         name,
         f"state/{name}:1:1",
         oper_up=True,
-        link_flaps=2,
+        link_changes=2,
         pfc_enabled=(3,),
         pfc_rx={3: 100 * scale, 0: 0},
         pfc_tx={3: 50 * scale},
@@ -197,6 +197,33 @@ def test_ingress_drops_and_a_link_down():
     after.devices["leaf3"].ports["Ethernet1/2"].oper_up = False
     findings = _judged(after)
     assert {(f.rule, f.port) for f in findings} == {("LL308", "swp31"), ("LL311", "Ethernet1/2")}
+
+
+@pytest.mark.parametrize("now", [3, 4, 6])
+def test_a_link_change_counter_that_grew_is_a_flap(now):
+    """An up port's link state change counter grew since the baseline: the link went down
+    and came back, however the OS counts (EOS counts downs and ups: an up vEOS port shows 2
+    or 4; halving 2 -> 3 found no flap). Equal counts are none."""
+    after = copy.deepcopy(AFTER)
+    after.devices["spine1"].ports["Ethernet1/1"].link_changes = now
+    [finding] = _judged(after)
+    assert (finding.rule, finding.port) == ("LL311", "Ethernet1/1")
+    assert finding.message.endswith(f"(its link state change counter grew by {now - 2})")
+    assert _judged(after, None) == []  # without a baseline, a count is no growth
+
+
+def test_a_baseline_of_halved_flaps_is_not_compared(tmp_path):
+    """A snapshot saved before link_changes has link_flaps (halved changes): it is not
+    compared with the counts read now, and LL310 says the baseline lacks them."""
+    saved = json.loads(snapshot_json(BEFORE))
+    for device in saved["devices"].values():
+        for port in device["ports"].values():
+            port["link_flaps"] = port.pop("link_changes") // 2  # what an older lossless saved
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(saved))
+    findings = _judged(AFTER, load_snapshot(path))
+    assert not [f for f in findings if f.rule == "LL311"]
+    assert any("baseline lacks" in f.message for f in findings if f.rule == "LL310")
 
 
 def test_counters_that_went_backwards_are_judged_from_zero():

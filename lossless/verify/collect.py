@@ -447,7 +447,7 @@ def _port(name: str, value: Any, path: str) -> PortState:
         name=name,
         source=_text(data.get("source"), f"{path}.source"),
         oper_up=_flag(data.get("oper_up"), f"{path}.oper_up"),
-        link_flaps=_count(data.get("link_flaps"), f"{path}.link_flaps"),
+        link_changes=_count(data.get("link_changes"), f"{path}.link_changes"),
         pfc_enabled=None if enabled is None else tuple(enabled),
         pfc_rx=_counters(data.get("pfc_rx", {}), f"{path}.pfc_rx"),
         pfc_tx=_counters(data.get("pfc_tx", {}), f"{path}.pfc_tx"),

@@ -94,7 +94,7 @@ JUDGES: dict[str, tuple[str, ...]] = {
     "LL306": ("pfc_rx",),
     "LL307": ("pfc_rx", "pause_rx_frames"),
     "LL308": ("ingress_drops",),
-    "LL311": ("oper_up", "link_flaps"),
+    "LL311": ("oper_up", "link_changes"),
 }
 
 
@@ -326,9 +326,12 @@ def link_down(view: PortView) -> Iterator[str]:
         yield f"the link is down{peer}"
         return
     if view.before is not None:
-        flaps = view.delta(_flaps)
-        if flaps:
-            yield f"the link went down {plural(flaps, 'time')} {view.span}"
+        changes = view.delta(_changes)
+        if changes:  # up (or not shown) now: it went down and came back
+            yield (
+                f"the link went down and came back {view.span} (its link state change "
+                f"counter grew by {changes:,})"
+            )
 
 
 # -- the state itself ----------------------------------------------------------------------
@@ -448,8 +451,8 @@ def _restored(priority: int) -> Read:
     return lambda state: _watch(state, priority).storms_restored
 
 
-def _flaps(state: PortState) -> int | None:
-    return state.link_flaps
+def _changes(state: PortState) -> int | None:
+    return state.link_changes
 
 
 def _queue(state: PortState, queue: int) -> QueueCounters:
@@ -462,7 +465,7 @@ def _watch(state: PortState, priority: int) -> WatchdogCounters:
 
 def _pairs(now: PortState, before: PortState) -> Iterator[tuple[str, int | None, int | None]]:
     """(counter's name, now, baseline) of each counter of the port (None: not shown)."""
-    yield "link flaps", now.link_flaps, before.link_flaps
+    yield "link state changes", now.link_changes, before.link_changes
     yield "pause frames received", now.pause_rx_frames, before.pause_rx_frames
     yield "pause frames sent", now.pause_tx_frames, before.pause_tx_frames
     for field, what in (

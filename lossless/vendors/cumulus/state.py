@@ -36,6 +36,7 @@ from typing import Any
 
 from lossless.observed import (
     INGRESS,
+    LINK,
     OPER,
     PAUSE,
     PFC,
@@ -63,6 +64,7 @@ PER_PORT: dict[str, tuple[str, str]] = {
 # The output each kind of state the rules need comes from (observed.unknown_kinds)
 NEEDS: dict[str, str] = {
     OPER: "link-{port}",
+    LINK: "link-{port}",
     PFC: "roce-{port}",
     PAUSE: "qos-counters-{port}",
     QUEUE: "qos-counters-{port}",
@@ -72,7 +74,7 @@ NEEDS: dict[str, str] = {
 # PortState.sources key -> (the output it is read from, the key it is read at)
 SOURCES: dict[str, tuple[str, str]] = {
     "oper_up": ("link", "stats"),
-    "link_flaps": ("link", "carrier-transitions"),
+    "link_changes": ("link", "carrier-transitions"),
     "pfc_enabled": ("roce", "pfc-priority"),
     "pfc_rx": ("qos-counters", "pfc-stats"),
     "queues": ("qos-counters", "egress-queue-stats"),
@@ -142,10 +144,8 @@ def _link(port: PortState, link: dict[str, Any]) -> None:
         port.oper_up = status.lower() == "up"
     stats = _object(link.get("stats", {}), "link stats")
     if "carrier-transitions" in stats:
-        # the kernel counts carrier changes both ways from a port that starts down: they
-        # alternate up, down, up..., so the down transitions are half of them, rounded down
-        changes = _optional(stats["carrier-transitions"])
-        port.link_flaps = None if changes is None else changes // 2
+        # the kernel's count of carrier changes, both ways: judged as growth since a baseline
+        port.link_changes = _optional(stats["carrier-transitions"])
 
 
 def _pfc(pfc: Any) -> tuple[int, ...] | None:

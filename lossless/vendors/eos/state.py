@@ -6,8 +6,8 @@ Commands and where their JSON shapes come from:
 * `show interfaces | json`: interfaces.<name>.lineProtocolStatus, interfaceCounters.
   linkStatusChanges (ANTA's VerifyInterfacesCounterDetails unit data,
   github.com/aristanetworks/anta tests/units/anta_tests/test_interfaces.py).
-  linkStatusChanges counts every status change (down and up), not only downs: a link
-  flap is half of them (as SONiC's flap_count, sonic/state.py).
+  linkStatusChanges counts every status change (down and up): it is kept as counted and
+  judged as growth since a baseline (LL311).
 * `show interfaces counters queue detail | json`: egressQueueCounters.interfaces.<name>.
   ucastQueues.trafficClasses.TC<n>.dropPrecedences.DP<m>.droppedPackets (ANTA
   VerifyInterfacesEgressQueueDrops, anta/tests/interfaces.py and its unit data). The queues
@@ -49,6 +49,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lossless.observed import (
+    LINK,
     OPER,
     PAUSE,
     PFC,
@@ -102,6 +103,7 @@ WHAT = {
 # shows no ingress drops here
 NEEDS: dict[str, str] = {
     OPER: "interfaces",
+    LINK: "interfaces",
     PFC: "pfc_status",
     PAUSE: "pfc_counters",
     QUEUE: "queue_counters",
@@ -198,13 +200,13 @@ def _planned(section: Any, names: dict[str, str]) -> list[tuple[str, str, dict[s
 
 def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for name, raw, details in _planned(json_object(output).get("interfaces"), names):
-        port = _port(state, name, output, raw, "oper_up", "link_flaps")
+        port = _port(state, name, output, raw, "oper_up", "link_changes")
         status = details.get("lineProtocolStatus")
         port.oper_up = status == "up" if isinstance(status, str) else None
         counters = object_or_empty(details.get("interfaceCounters"))
-        # every change, down and up, alternating: the downs are half of them, rounded down
-        changes = counter(counters.get("linkStatusChanges"))
-        port.link_flaps = None if changes is None else changes // 2
+        # every change, down and up, as EOS counts them (a port up since boot shows 2 or 4 on
+        # vEOS, not an odd number): judged as growth since a baseline, never halved
+        port.link_changes = counter(counters.get("linkStatusChanges"))
 
 
 def _read_pfc_status(output: Output, names: dict[str, str], state: DeviceState) -> None:

@@ -7,7 +7,7 @@ Commands and where their elements come from:
 
 * `show interfaces extensive | display json`: physical-interface name, oper-status,
   output-error-list/carrier-transitions ("number of times the interface has gone from down
-  to up": link_flaps) and ethernet-mac-pfc-statistics[] {mac-pfc-dot1p,
+  to up": link_changes) and ethernet-mac-pfc-statistics[] {mac-pfc-dot1p,
   input-mac-pfc-frames, output-mac-pfc-frames} (the text's "MAC Priority Flow Control
   Statistics"): Juniper, show interfaces extensive, juniper.net/documentation/us/en/
   software/junos/interfaces-ethernet-switches/topics/ref/command/
@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lossless.observed import (
+    LINK,
     OPER,
     PAUSE,
     QUEUE,
@@ -61,7 +62,12 @@ WHAT = {
 # The output each kind of state the rules need comes from (observed.unknown_kinds): Junos
 # shows neither the operational PFC priorities (see `read`) nor ingress drops here, and
 # QFX5220 has no watchdog
-NEEDS: dict[str, str] = {OPER: "interfaces", PAUSE: "interfaces", QUEUE: "queues"}
+NEEDS: dict[str, str] = {
+    OPER: "interfaces",
+    LINK: "interfaces",
+    PAUSE: "interfaces",
+    QUEUE: "queues",
+}
 
 MAX_ITEMS = 100_000  # elements read from one list: bounded work on a hostile output
 ECN_MARKED = "queue-counters-ecn-ce-packets"
@@ -140,13 +146,13 @@ def _port(
 
 def _read_interfaces(output: Output, names: dict[str, str], state: DeviceState) -> None:
     for interface in _interfaces(output):
-        port = _port(interface, names, output, state, "oper_up", "link_flaps", "pfc_rx")
+        port = _port(interface, names, output, state, "oper_up", "link_changes", "pfc_rx")
         if port is None:
             continue
         status = _leaf(interface, "oper-status")
         port.oper_up = status == "up" if status is not None else None
         errors = _items(interface, "output-error-list")
-        port.link_flaps = _count(errors[0], "carrier-transitions") if errors else None
+        port.link_changes = _count(errors[0], "carrier-transitions") if errors else None
         for pfc in _items(interface, "ethernet-mac-pfc-statistics"):
             priority = _count(pfc, "mac-pfc-dot1p")
             if priority is None or priority > 7:

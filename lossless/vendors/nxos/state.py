@@ -6,7 +6,7 @@ a list). Commands and where their shapes come from:
 
 * `show interface | json`: TABLE_interface.ROW_interface[].interface / state (napalm's
   nxos driver, napalm/nxos/nxos.py get_interfaces). NX-OS shows when the link last flapped
-  (eth_link_flapped, a duration) but no count of flaps: link_flaps stays None.
+  (eth_link_flapped, a duration) but no count of flaps: link_changes stays None.
 * `show interface priority-flow-control | json`: TABLE_module.ROW_module.TABLE_pfc_interface.
   ROW_pfc_interface[].if_name_str / admin / oper / rx-stats / tx-stats (public NX-API
   collectors, e.g. a Nexus Prometheus exporter parsing this body). rx-stats/tx-stats are the

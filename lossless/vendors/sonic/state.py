@@ -48,6 +48,7 @@ from typing import Any
 
 from lossless.observed import (
     INGRESS,
+    LINK,
     OPER,
     PAUSE,
     PFC,
@@ -59,6 +60,7 @@ from lossless.observed import (
     PortState,
     QueueCounters,
     WatchdogCounters,
+    counter,
 )
 from lossless.plan import DevicePlan, PortPlan
 
@@ -70,6 +72,7 @@ COMMANDS: dict[str, str] = {
 # The output each kind of state the rules need comes from (observed.unknown_kinds)
 NEEDS: dict[str, str] = {
     OPER: "port_table",
+    LINK: "port_table",
     PFC: "port_qos_map",
     PAUSE: "counters",
     QUEUE: "counters",
@@ -150,11 +153,9 @@ def _source(name: str, outputs: Mapping[str, Output], dumps: dict[str, Hashes]) 
 def _link(port: PortState, entry: dict[str, str]) -> None:
     status = entry.get("oper_status")
     port.oper_up = None if status is None else status == "up"
-    if "flap_count" in entry:
-        # portsorch counts every oper-status change and a port starts down: the changes
-        # alternate up, down, up..., so the down transitions are half of them, rounded down
-        changes = _optional(entry["flap_count"])
-        port.link_flaps = None if changes is None else changes // 2
+    # portsorch's count of oper-status changes, up and down; missing, or not a whole number
+    # ("N/A", "40.0"), it stays unknown and verify says so naming the port
+    port.link_changes = counter(entry.get("flap_count"))
 
 
 class _Counters:
