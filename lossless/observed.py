@@ -55,23 +55,35 @@ class Output:
     source: str
 
     def at(self, needle: str) -> str:
-        """SOURCE:LINE:COL of the first occurrence of needle (line 1 if it is not there):
-        where a finding about what the needle names points. Readers ask this for every port
-        and counter of large outputs (a SONiC COUNTERS dump is ~1 MB): a quoted needle (a
-        JSON key) is looked up in an index of the output's strings, and lines are found by
-        bisection, each made once per output, not by a search from the start per call."""
-        asked = self.__dict__["_asked"] = self.__dict__.get("_asked", 0) + 1  # frozen: no setattr
-        indexed = asked > INDEX_AFTER_LOOKUPS and needle[:1] == needle[-1:] == '"'
-        offset = self._strings.get(needle, -1) if indexed else -1
-        if offset < 0:
-            offset = self.text.find(needle)
-        if offset < 0:
-            return f"{self.source}:1:1"
-        if asked <= INDEX_AFTER_LOOKUPS:
-            line = self.text.count("\n", 0, offset) + 1
-            return f"{self.source}:{line}:{offset - self.text.rfind(chr(10), 0, offset)}"
-        line = bisect_right(self._line_starts, offset)
-        return f"{self.source}:{line}:{offset - self._line_starts[line - 1] + 1}"
+        """SOURCE:LINE:COL of needle (line 1 if it is not there): where a finding about what
+        the needle names points. Readers ask for the ports and counters of an output in the
+        order they read them, mostly the output's own: the needle is looked for from where
+        the last one was found (so that of a port named in two rows, the row being read is
+        named), then from the start, and its line counted on from there; a pass over a large
+        output (a SONiC COUNTERS dump is ~1 MB, asked for every queue) costs one scan of it.
+        An output asked out of order more than WRAPS_BEFORE_INDEX times gets an index of its
+        JSON strings and its lines instead (a quoted needle is then its first occurrence)."""
+        text, memo = self.text, self.__dict__.setdefault("_memo", [0, 1, 0])  # frozen
+        cursor, line, wraps = memo
+        if wraps > WRAPS_BEFORE_INDEX and needle[:1] == needle[-1:] == '"':
+            offset = self._strings.get(needle, -1)
+            if offset < 0:
+                offset = text.find(needle)
+            if offset < 0:
+                return f"{self.source}:1:1"
+            line = bisect_right(self._line_starts, offset)
+            return f"{self.source}:{line}:{offset - self._line_starts[line - 1] + 1}"
+        offset = text.find(needle, cursor)
+        if offset >= 0:
+            line += text.count("\n", cursor, offset)
+        else:
+            offset = text.find(needle, 0, cursor + len(needle))
+            if offset < 0:
+                return f"{self.source}:1:1"
+            memo[2] += 1
+            line = text.count("\n", 0, offset) + 1
+        memo[0], memo[1] = offset, line
+        return f"{self.source}:{line}:{offset - text.rfind(chr(10), 0, offset)}"
 
     @cached_property
     def parsed(self) -> Any:
@@ -125,9 +137,9 @@ _BANNER = re.compile(
     r"|^\{\w+(?::[\w-]+)?\}(?:\[edit[^\]]*\])?\s*$"
     r"|^[A-Za-z][\w.-]*(?:@[\w.-]+)?(?:\([^)]*\))?[>#%$](?:\s.*)?$"
 )
-# An output asked for more places than this gets its strings and lines indexed (a per-port
-# output is asked for a few; a COUNTERS dump for every port and queue)
-INDEX_AFTER_LOOKUPS = 16
+# An output asked out of its order more often than this gets its strings and lines indexed
+# (SONiC's COUNTERS dump is keyed by object id, asked port by port)
+WRAPS_BEFORE_INDEX = 16
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _NEWLINE = re.compile("\n")
 
