@@ -34,6 +34,7 @@ from lossless.observed import (
 )
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside, read_bounded, read_start, read_text
+from lossless.system.parallel import ordered_map
 from lossless.text.grammar import first_few
 from lossless.text.json_read import UnreadableJSON, loads
 from lossless.text.printable import printable
@@ -210,23 +211,32 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path) -> Snapshot:
     """The planned devices' state from FOLDER/<device>/<stem>.out (what the collection script
     saves; .json, the recordings' name, too). A stem without one is not collected (its .err,
     where the script left one, quoted); a device without a folder, or whose outputs cannot be
-    read, is a failure."""
+    read, is a failure. Devices are read in worker processes where the fabric is large
+    (system/parallel.py): each device's outputs are read, parsed and dropped there, and only
+    its state comes back."""
     snapshot = Snapshot()
-    for name, device in plan.devices.items():
-        where = inside(folder, name, "state folder")
-        if not where.is_dir():
-            snapshot.failures[name] = f"no folder {where} in the saved state"
-            continue
-        outputs, errors = {}, {}
-        for stem in commands(device):
-            path = _saved(where, file_stem(stem))
-            if path is not None:
-                outputs[stem] = Output(read_text(path, "saved show output"), str(path))
-            elif (where / f"{file_stem(stem)}{ERROR_SUFFIX}").is_file():
-                errors[stem] = _first_line(where, f"{file_stem(stem)}{ERROR_SUFFIX}")
-        read = read_device(device, outputs, str(where), _collected_at(where), errors)
+    names = list(plan.devices)
+
+    def read_one(index: int) -> DeviceState | Failure:
+        return _read_saved(plan.devices[names[index]], folder)
+
+    for name, read in zip(names, ordered_map(read_one, len(names)), strict=True):
         _record(snapshot, name, read)
     return snapshot
+
+
+def _read_saved(device: DevicePlan, folder: Path) -> DeviceState | Failure:
+    where = inside(folder, device.name, "state folder")
+    if not where.is_dir():
+        return Failure(f"no folder {where} in the saved state")
+    outputs, errors = {}, {}
+    for stem in commands(device):
+        path = _saved(where, file_stem(stem))
+        if path is not None:
+            outputs[stem] = Output(read_text(path, "saved show output"), str(path))
+        elif (where / f"{file_stem(stem)}{ERROR_SUFFIX}").is_file():
+            errors[stem] = _first_line(where, f"{file_stem(stem)}{ERROR_SUFFIX}")
+    return read_device(device, outputs, str(where), _collected_at(where), errors)
 
 
 def _record(snapshot: Snapshot, name: str, read: DeviceState | Failure) -> None:

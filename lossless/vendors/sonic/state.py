@@ -164,14 +164,23 @@ class _Counters:
     def __init__(self, hashes: Hashes, output: Output):
         self.hashes, self.output = hashes, output
         self.ports = hashes.get("COUNTERS_PORT_NAME_MAP", {})
+        self.queue_oids = hashes.get("COUNTERS_QUEUE_NAME_MAP", {}).values()
+        self.group_oids = hashes.get("COUNTERS_PG_NAME_MAP", {}).values()
         self.queues = _by_port(hashes.get("COUNTERS_QUEUE_NAME_MAP", {}))
         self.groups = _by_port(hashes.get("COUNTERS_PG_NAME_MAP", {}))
+        self._where: dict[str, str] | None = None
 
     def stats(self, oid: str) -> dict[str, str]:
         return self.hashes.get(f"COUNTERS:{oid}", {})
 
     def at(self, oid: str) -> str:
-        return self.output.at(f'"COUNTERS:{oid}"')
+        """Where an object's counters are. All are found on the first ask, in the dump's
+        order (its keys sorted): one scan of the dump, not one per ask (Output.at)."""
+        if self._where is None:
+            oids = [*self.ports.values(), *self.queue_oids, *self.group_oids]
+            keys = sorted({f"COUNTERS:{o}" for o in oids if f"COUNTERS:{o}" in self.hashes})
+            self._where = {key: self.output.at(f'"{key}"') for key in keys}
+        return self._where.get(f"COUNTERS:{oid}") or self.output.at(f'"COUNTERS:{oid}"')
 
     def fill(
         self,
@@ -205,7 +214,8 @@ class _Counters:
                 if queue not in port.watchdog or (watchable is not None and queue not in watchable):
                     port.watchdog[queue] = WatchdogCounters(enabled=False)  # see the docstring
         for group, oid in sorted(self.groups.get(name, {}).items()):
-            port.sources.setdefault("ingress_drops", self.at(oid))
+            if "ingress_drops" not in port.sources:
+                port.sources["ingress_drops"] = self.at(oid)
             drops = self.stats(oid).get("SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS")
             _put(port.ingress_drops, group, drops)
 
