@@ -34,6 +34,7 @@ from lossless.observed import (
 )
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside, read_bounded, read_start, read_text
+from lossless.system.long_lived import building_long_lived
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import first_few
 from lossless.text.json_read import UnreadableJSON, loads
@@ -220,8 +221,11 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path) -> Snapshot:
     def read_one(index: int) -> DeviceState | Failure:
         return _read_saved(plan.devices[names[index]], folder)
 
-    for name, read in zip(names, ordered_map(read_one, len(names)), strict=True):
-        _record(snapshot, name, read)
+    # the outputs' JSON trees and the states are many objects and no cycles: the collector
+    # rescanning them as they are built cost more than the reading (system/long_lived.py)
+    with building_long_lived():
+        for name, read in zip(names, ordered_map(read_one, len(names)), strict=True):
+            _record(snapshot, name, read)
     return snapshot
 
 

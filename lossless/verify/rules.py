@@ -463,11 +463,15 @@ def _watch(state: PortState, priority: int) -> WatchdogCounters:
     return state.watchdog.get(priority) or WatchdogCounters()
 
 
-def _pairs(now: PortState, before: PortState) -> Iterator[tuple[str, int | None, int | None]]:
-    """(counter's name, now, baseline) of each counter of the port (None: not shown)."""
-    yield "link state changes", now.link_changes, before.link_changes
-    yield "pause frames received", now.pause_rx_frames, before.pause_rx_frames
-    yield "pause frames sent", now.pause_tx_frames, before.pause_tx_frames
+def _pairs(
+    now: PortState, before: PortState
+) -> Iterator[tuple[str, int | None, int | None, int | None]]:
+    """(counter's name as a template, its key, now, baseline) of each counter of the port
+    (None: not shown). The name is formatted by who reports it: of the millions of counters
+    of a large fabric, only those that went backwards are named."""
+    yield "link state changes", None, now.link_changes, before.link_changes
+    yield "pause frames received", None, now.pause_rx_frames, before.pause_rx_frames
+    yield "pause frames sent", None, now.pause_tx_frames, before.pause_tx_frames
     for field, what in (
         ("pfc_rx", "priority {} pause frames received"),
         ("pfc_tx", "priority {} pause frames sent"),
@@ -475,22 +479,26 @@ def _pairs(now: PortState, before: PortState) -> Iterator[tuple[str, int | None,
     ):
         mine, theirs = getattr(now, field), getattr(before, field)
         for key in sorted(mine.keys() | theirs.keys()):
-            yield what.format(key), mine.get(key), theirs.get(key)
+            yield what, key, mine.get(key), theirs.get(key)
     for queue in sorted(now.queues.keys() | before.queues.keys()):
         a, b = _queue(now, queue), _queue(before, queue)
-        yield f"queue {queue} packets", a.tx_packets, b.tx_packets
-        yield f"queue {queue} drops", a.dropped_packets, b.dropped_packets
-        yield f"queue {queue} ECN marks", a.ecn_marked_packets, b.ecn_marked_packets
+        yield "queue {} packets", queue, a.tx_packets, b.tx_packets
+        yield "queue {} drops", queue, a.dropped_packets, b.dropped_packets
+        yield "queue {} ECN marks", queue, a.ecn_marked_packets, b.ecn_marked_packets
     for priority in sorted(now.watchdog.keys() | before.watchdog.keys()):
         a_, b_ = _watch(now, priority), _watch(before, priority)
-        yield f"priority {priority} watchdog storms", a_.storms_detected, b_.storms_detected
+        yield "priority {} watchdog storms", priority, a_.storms_detected, b_.storms_detected
 
 
 def _went_back(now: PortState, before: PortState) -> list[str]:
     """The counters of the port lower now than in the baseline."""
-    return [name for name, x, y in _pairs(now, before) if x is not None and y is not None and x < y]
+    return [
+        what.format(key)
+        for what, key, x, y in _pairs(now, before)
+        if x is not None and y is not None and x < y
+    ]
 
 
 def _lacks(now: PortState, before: PortState) -> bool:
     """A counter of the port shown now that the baseline does not show."""
-    return any(x is not None and y is None for _, x, y in _pairs(now, before))
+    return any(x is not None and y is None for _, _, x, y in _pairs(now, before))
