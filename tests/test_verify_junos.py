@@ -179,7 +179,7 @@ def test_napalm_mock_driver_serves_the_recordings(device: DevicePlan, tmp_path: 
 
 # A real vQFX 17.4R1 `show interfaces | display json`, ending in the CLI's {master:0} banner
 # (batfish/lab-validation; provenance in tests/data/verify/captures/README.md)
-CAPTURE = VERIFY_DATA / "captures" / "junos" / "show_interfaces_|_display_json.txt"
+CAPTURE = VERIFY_DATA / "captures" / "junos" / "show_interfaces_display_json.txt"
 
 
 def _xe_ports(device: DevicePlan) -> DevicePlan:
