@@ -11,7 +11,10 @@ Two completions know the project's data:
   its last item.
 * `--device`: the device names (or ranges, as `--device` takes them) under `devices:` of the
   inventory named earlier on the command line, read by awk from its first MiB with no
-  Python: a few milliseconds, whatever the file; a comma list completes its last item. An
+  Python: a few milliseconds, whatever the file; a comma list completes its last item. The
+  inventory may be hostile (a pull request checked out for review): only keys that are
+  device names by the schema are offered, and each shell handles them as data (bash's
+  `compgen -W` would expand `$(...)` in its word list, so the names are matched in a loop). An
   inventory written as a folder, or devices in flow style, complete nothing (tcsh: no
   device completion, it cannot see the other words of the line). bash splits
   `--format=gi` at the `=` (COMP_WORDBREAKS) and shtab's script then completes nothing:
@@ -33,6 +36,15 @@ _FOLDERS = {"configs", "running", "mock", "render"}
 _RULE_OPTIONS = {"select", "ignore"}
 _INVENTORY_BYTES = 1 << 20  # a device list is near the top; never read a whole huge file
 
+# A device name or range as the inventory schema's `name_or_range` allows it (its
+# `(?![.-])` written as a first character that is neither), in POSIX ERE for awk; a test
+# holds the two equal. The inventory is hostile (a pull request under review): a key that is
+# no device name is not offered.
+_NAME_OR_RANGE = (
+    r"^([A-Za-z0-9_]|\[[0-9]+:[0-9]+(:[0-9]+)?\])([A-Za-z0-9_.-]|\[[0-9]+:[0-9]+(:[0-9]+)?\])*$"
+)
+_NAME_MAX = 128
+
 # The keys one level under a top-level `devices:` (block style), as written: names or
 # ranges. A key ends at the first ':' followed by a blank or the line's end, so a range
 # such as spine[1:2] stays whole.
@@ -44,10 +56,10 @@ inside && indent != "" {
   lead = substr($0, 1, indent); rest = substr($0, indent + 1)
   if (lead ~ /^[ \t]*$/ && rest ~ /^[^ \t#-]/ && match(rest, /^[^ \t]+:([ \t]|$)/)) {
     key = substr(rest, 1, RLENGTH); sub(/:[ \t]*$/, "", key); gsub(/^["']|["']$/, "", key)
-    print key
+    if (key ~ /NAME_OR_RANGE/ && length(key) <= NAME_MAX) print key
   }
 }
-"""
+""".replace("NAME_OR_RANGE", _NAME_OR_RANGE).replace("NAME_MAX", str(_NAME_MAX))
 
 
 def _rule_words() -> list[str]:
@@ -61,7 +73,7 @@ def _devices_of(file_variable: str) -> str:
     """Shell text printing the device keys of the inventory in `file_variable`."""
     return (
         f'head -c {_INVENTORY_BYTES} -- "{file_variable}" 2>/dev/null | '
-        f"awk {shlex.quote(_AWK_DEVICES)}"
+        f"LC_ALL=C awk {shlex.quote(_AWK_DEVICES)}"
     )
 
 
@@ -85,7 +97,12 @@ _lossless_devices() {{
   [ -n "$file" ] || return 0
   local head=""
   [[ "$1" == *,* ]] && head="${{1%,*}},"  # --device takes a comma list, as --select does
-  compgen -P "$head" -W "$({_devices_of("$file")})" -- "${{1##*,}}"
+  # each name is compared and printed as data: compgen -W would expand it ($(...), `...`)
+  local name
+  while IFS= read -r name; do
+    [[ "$name" == "${{1##*,}}"* ]] && printf '%s\n' "$head$name"
+  done < <({_devices_of("$file")})
+  return 0
 }}
 """
 
