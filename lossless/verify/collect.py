@@ -52,7 +52,8 @@ READ_ERRORS: tuple[type[BaseException], ...] = (*PARSER_ERRORS, InputError)
 MAX_COUNTER = 2**64
 # The files the collection script leaves per command (templates/verify/): the output it
 # saved whole (.out; the recordings in tests/data/verify are .json), and on a failure the
-# command's stderr (.err). A run cut short leaves <stem>.out.part: never read.
+# command's stderr (.err). A run cut short leaves a hidden temporary file (older scripts
+# <stem>.out.part): never read.
 OUTPUT_SUFFIXES = (".out", ".json")
 ERROR_SUFFIX = ".err"
 ERROR_LINE = 160  # characters of a failed command's stderr quoted in the warning

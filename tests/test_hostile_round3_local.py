@@ -1,0 +1,132 @@
+"""Hostile input, round 3 (issue 35), the local surfaces: the switch collection script's
+folders (item 3), settings that switch rules off (item 6), push --backup's folder (item 11)
+and a prefix as a management address (item 12). Shell completion (item 1) is in
+test_completion_words.py. Each test does what the attacker would."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import INVENTORIES
+
+LAB = str(INVENTORIES / "lab.yaml")
+NOBODY = 65534  # the second user of the root tests: nobody, present on every Linux
+AS_ROOT = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root (and setpriv) to act as a second user",
+)
+
+
+@pytest.fixture
+def shared():
+    """A world-writable sticky folder, as /tmp (pytest's own tmp_path is root's alone)."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="lossless-shared-", dir="/tmp"))
+    folder.chmod(0o1777)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def _as_nobody(*argv: str) -> None:
+    """Run argv as the second user, as the attacker does."""
+    subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv],
+        check=True,
+        timeout=30,
+    )
+
+
+# -- item 3: the switch collection script writes through planted symlinks -------------------
+
+
+def _collector(run, tmp_path: Path, ssh: str) -> tuple[Path, dict]:
+    """The collection script of leaf4 (Junos: commands interfaces and queues) and a fake
+    ssh on PATH running `ssh` (a shell body; "$*" holds the options, host and command)."""
+    script = tmp_path / "collect.sh"
+    assert run("export", "state-script", LAB, "--device", "leaf4", "-o", str(script)).code == 0
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "ssh").write_text(f"#!/usr/bin/env bash\n{ssh}\n")
+    (fake / "ssh").chmod(0o755)
+    return script, {"PATH": f"{fake}:/usr/bin:/bin"}
+
+
+def _collect(script: Path, env: dict, folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(script), str(folder)], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_state_script_refuses_a_symlinked_switch_folder(run, tmp_path):
+    script, env = _collector(run, tmp_path, "echo '{}'")
+    state, elsewhere = tmp_path / "state", tmp_path / "elsewhere"
+    state.mkdir()
+    elsewhere.mkdir()
+    (state / "leaf4").symlink_to(elsewhere)
+    done = _collect(script, env, state)
+    assert done.returncode == 2, done.stderr
+    assert f"lossless: {state}/leaf4 is a symlink; refused" in done.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_state_script_replaces_planted_symlinks_instead_of_writing_through(run, tmp_path):
+    # every name the script writes in DIR/leaf4, a symlink to a file of the user's; queues
+    # fails, so its .err is written; collected-at leads to a folder (mv would move into it)
+    script, env = _collector(
+        run, tmp_path, 'case "$*" in *queue*) echo no >&2; exit 1;; esac\necho "{}"'
+    )
+    state, victims = tmp_path / "state", tmp_path / "victims"
+    (state / "leaf4").mkdir(parents=True)
+    (victims / "folder").mkdir(parents=True)
+    names = ["interfaces.out", "interfaces.err", "queues.err", "interfaces.out.part"]
+    for name in names:
+        (victims / name).write_text("keep me\n")
+        (state / "leaf4" / name).symlink_to(victims / name)
+    (state / "leaf4" / "collected-at").symlink_to(victims / "folder")
+    done = _collect(script, env, state)
+    assert done.returncode == 1, done.stderr  # queues failed
+    assert all((victims / name).read_text() == "keep me\n" for name in names)
+    assert list((victims / "folder").iterdir()) == []
+    leaf4 = state / "leaf4"
+    assert (leaf4 / "interfaces.out").read_text() == "{}\n"
+    assert (leaf4 / "queues.err").read_text() == "no\n"
+    assert (leaf4 / "collected-at").read_text().strip().isdigit()
+    assert not any(
+        (leaf4 / n).is_symlink() for n in ("interfaces.out", "queues.err", "collected-at")
+    )
+    assert not (leaf4 / "interfaces.err").exists()  # the command succeeded: no error kept
+    # nothing left behind but the planted .part (never written, never read)
+    assert sorted(p.name for p in leaf4.iterdir()) == [
+        "collected-at",
+        "interfaces.out",
+        "interfaces.out.part",
+        "queues.err",
+    ]
+    assert (leaf4.stat().st_mode & 0o022) == 0  # no one else may plant files there now
+
+
+@AS_ROOT
+def test_state_script_as_root_refuses_a_folder_another_user_planted(run, tmp_path, shared):
+    # root collects into a shared sticky folder (as /tmp) where nobody made DIR/leaf4 first,
+    # with symlinks to root's files at every name the script writes
+    script, env = _collector(run, tmp_path, "echo '{}'")
+    secret = tmp_path / "shadow"
+    secret.write_text("root's\n")
+    state = shared / "state"
+    state.mkdir()
+    state.chmod(0o1777)
+    plant = " && ".join(
+        f"ln -s {secret} {state}/leaf4/{name}"
+        for name in ("interfaces.out", "interfaces.out.part", "interfaces.err", "collected-at")
+    )
+    _as_nobody("sh", "-c", f"mkdir -m 777 {state}/leaf4 && {plant}")
+    done = _collect(script, env, state)
+    assert done.returncode == 2, done.stderr
+    assert f"lossless: {state}/leaf4 belongs to another user; refused" in done.stderr
+    assert secret.read_text() == "root's\n"
+    assert all(p.is_symlink() for p in (state / "leaf4").iterdir())
