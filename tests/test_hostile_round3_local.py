@@ -130,3 +130,66 @@ def test_state_script_as_root_refuses_a_folder_another_user_planted(run, tmp_pat
     assert f"lossless: {state}/leaf4 belongs to another user; refused" in done.stderr
     assert secret.read_text() == "root's\n"
     assert all(p.is_symlink() for p in (state / "leaf4").iterdir())
+
+
+# -- item 12: a prefix (or an option) as a management address --------------------------------
+
+
+def _lab_with_mgmt(tmp_path: Path, mgmt: str) -> tuple[Path, int]:
+    """lab.yaml with leaf1's management address replaced; the line it is on."""
+    text = (INVENTORIES / "lab.yaml").read_text()
+    assert "    mgmt: 192.0.2.11\n" in text
+    text = text.replace("    mgmt: 192.0.2.11\n", f"    mgmt: {mgmt}\n")
+    path = tmp_path / "lab.yaml"
+    path.write_text(text)
+    line = text.splitlines().index(f"    mgmt: {mgmt}") + 1
+    return path, line
+
+
+@pytest.mark.parametrize(
+    "mgmt", ["192.0.2.11/24", "2001:db8::11/64", "-oProxyCommand=touch${IFS}pwned", "'a b'"]
+)
+def test_mgmt_is_an_address_or_a_name_at_its_line(run, tmp_path, mgmt):
+    inventory, line = _lab_with_mgmt(tmp_path, mgmt)
+    script = tmp_path / "collect.sh"
+    for argv in (
+        ("validate", str(inventory)),
+        ("export", "state-script", str(inventory), "-o", str(script)),
+        ("push", str(inventory), "--device", "leaf1", "--mock", str(tmp_path)),
+    ):
+        result = run(*argv)
+        assert result.code == 2, (argv, result.out, result.err)
+        assert f"{inventory}:{line}:11: devices.leaf1.mgmt: " in result.err
+        assert "without a prefix length" in result.err
+    assert not script.exists() and not list(tmp_path.glob("pwned*"))
+
+
+def test_mgmt_ranges_expand_to_addresses_or_names(run, tmp_path):
+    inventory, line = _lab_with_mgmt(tmp_path, "leaf1.mgmt.example.net")
+    assert run("validate", str(inventory)).code == 0
+    text = inventory.read_text().replace("leaf1.mgmt.example.net", "10.0.0.[256:256]")
+    inventory.write_text(text)
+    result = run("validate", str(inventory))
+    assert result.code == 2
+    assert f":{line}:11: devices.leaf1.mgmt: '10.0.0.256' is not an IP address or a DNS name" in (
+        result.err
+    )
+
+
+def test_state_script_ends_ssh_options_before_the_address(run, tmp_path):
+    inventory, _ = _lab_with_mgmt(tmp_path, "leaf1.mgmt.example.net")
+    script = tmp_path / "collect.sh"
+    assert (
+        run("export", "state-script", str(inventory), "--device", "leaf1", "-o", str(script)).code
+        == 0
+    )
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "ssh").write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@" >>"$CALLS"\necho "{}"\n')
+    (fake / "ssh").chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "CALLS": str(tmp_path / "calls")}
+    done = _collect(script, env, tmp_path / "state")
+    assert done.returncode == 0, done.stderr
+    words = (tmp_path / "calls").read_text().splitlines()
+    at = [i for i, word in enumerate(words) if word == "leaf1.mgmt.example.net"]
+    assert at and all(words[i - 1] == "--" for i in at)

@@ -12,7 +12,9 @@ is a safe file name.
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -336,13 +338,10 @@ class _Resolver:
         if len(addresses) != count:
             self.problem(path, f"{len(addresses)} addresses for {count} devices")
             return None
-        import netaddr  # here: 26 ms of start-up, and most inventories state no address
-
         for address in addresses:
-            try:
-                netaddr.IPNetwork(address)
-            except (netaddr.AddrFormatError, ValueError, TypeError):
-                self.problem(path, f"{address!r} is not an IP address")
+            problem = _not_a_host(address)
+            if problem:
+                self.problem(path, problem)
                 return None
         return addresses
 
@@ -730,3 +729,25 @@ def _endpoint(text: str) -> Endpoint:
 
 def resolve_inventory(document: Document) -> Inventory:
     return _Resolver(document).resolve()
+
+
+# A DNS host name (RFC 1123 section 2.1: labels of letters, digits and inner hyphens, up to
+# 63 characters, 253 in all); a last label of digits only is a mistyped IPv4 address, no name
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}\.?$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
+    r"(?![0-9]+\.?$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?"
+)
+
+
+def _not_a_host(address: str) -> str | None:
+    """Why `address` is no management address, or None. ssh and napalm connect to it as
+    given: an IP address or a DNS name, nothing that reads as an option or a prefix (the
+    schema refuses their characters; this judges each address a range expands to)."""
+    try:
+        ipaddress.ip_address(address)
+        return None
+    except ValueError:
+        pass
+    if _HOST_NAME.fullmatch(address):
+        return None
+    return f"{address!r} is not an IP address or a DNS name"
