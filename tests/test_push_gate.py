@@ -6,6 +6,7 @@ back whole, and a rollout stopped by a failed device."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -742,6 +743,46 @@ def test_a_backup_folder_others_may_open_is_refused(run, tmp_path):
     assert list(shared.iterdir()) == []
     shared.chmod(0o700)
     assert _push(run, _lab(tmp_path / "again"), "--backup", str(shared)).code == 0
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root (and setpriv) to act as a second user",
+)
+def test_a_backup_folder_another_user_made_is_refused(run, tmp_path):
+    # root pushes with --backup in a shared folder where nobody (uid 65534) made it first,
+    # private (0700) and so accepted before: nobody could swap the saved configs the
+    # rollback advice tells root to restore
+    import subprocess
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="lossless-shared-", dir="/tmp"))
+    try:
+        shared.chmod(0o1777)
+        planted = shared / "backup"
+        subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            + ["mkdir", "-m", "700", str(planted)],
+            check=True,
+        )
+        result = _push(run, _lab(tmp_path), "--backup", str(planted))
+        assert result.code == 2, result.out
+        assert f"--backup {planted}: belongs to nobody (uid 65534), not to you" in result.err
+        assert list(planted.iterdir()) == [] and result.out == ""
+    finally:
+        shutil.rmtree(shared)
+
+
+def test_a_backup_folder_of_another_uid_is_refused(run, tmp_path, monkeypatch):
+    # the same check where the tests cannot be root: the folder seen from another uid
+    backup = tmp_path / "backup"
+    backup.mkdir(mode=0o700)
+    uid = os.geteuid()
+    monkeypatch.setattr(os, "geteuid", lambda: uid + 1)
+    result = _push(run, _lab(tmp_path), "--backup", str(backup))
+    assert result.code == 2 and f"--backup {backup}: belongs to " in result.err
+    assert f"(uid {uid}), not to you" in result.err
+    assert list(backup.iterdir()) == []
 
 
 def test_a_relative_xdg_state_home_is_ignored(tmp_path, monkeypatch):

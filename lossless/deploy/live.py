@@ -59,7 +59,7 @@ from lossless.lint.drift import drift
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.files import inside
-from lossless.system.writing import write_atomically
+from lossless.system.writing import check_own_folder, write_atomically
 from lossless.text.grammar import first_few, plural
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import file_name, render_device
@@ -338,12 +338,14 @@ def _oper_up(snapshot: Snapshot, finding: Finding) -> bool | None:
 
 def check_backup(folder: Path) -> None:
     """A usage error for a --backup folder that cannot take the backup: a symlink (the
-    backup could land anywhere), something else than a folder, or one that group or others
-    may enter (running configs hold secrets)."""
+    backup could land anywhere), something else than a folder, one of another user (who
+    could swap the config the rollback advice restores), or one that group or others may
+    enter (running configs hold secrets)."""
     if folder.is_symlink():
         raise UsageError(f"--backup {folder}: a symlink; refused (give the folder itself)")
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--backup {folder}: not a folder")
+    check_own_folder(folder, "--backup")
     if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"--backup {folder}: not writable")
     mode = stat.S_IMODE(folder.stat().st_mode) if folder.exists() else 0

@@ -65,19 +65,36 @@ def _replaceable(path: Path, option: str) -> os.stat_result | None:
     return found
 
 
+def _user(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"an unknown user (uid {uid})"
+
+
 def _check_owner(path: Path, owner: int | None, option: str) -> None:
     """A usage error for a file another user owns: replacing it would take over a file they
     may have planted for us (root rendering into a shared folder)."""
     if owner is None or owner == os.geteuid():
         return
-    try:
-        name = pwd.getpwuid(owner).pw_name
-    except KeyError:
-        name = "an unknown user"
     raise UsageError(
-        f"{option} {path.parent}: {path} belongs to {name} (uid {owner}), not to you; "
+        f"{option} {path.parent}: {path} belongs to {_user(owner)}, not to you; "
         "refused (remove it, or write elsewhere)"
     )
+
+
+def check_own_folder(folder: Path, option: str) -> None:
+    """A usage error for an existing folder another user owns: they may swap or read what we
+    write in it, whatever its mode (root writing into a folder another user made)."""
+    try:
+        owner = folder.stat().st_uid
+    except FileNotFoundError:
+        return
+    if owner != os.geteuid():
+        raise UsageError(
+            f"{option} {folder}: belongs to {_user(owner)}, not to you; "
+            "refused (give a folder of yours)"
+        )
 
 
 def _target(folder: Path, name: str, text: str) -> _Target:
