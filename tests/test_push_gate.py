@@ -760,11 +760,8 @@ def test_a_backup_folder_another_user_made_is_refused(run, tmp_path):
     try:
         shared.chmod(0o1777)
         planted = shared / "backup"
-        subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            + ["mkdir", "-m", "700", str(planted)],
-            check=True,
-        )
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        subprocess.run([*nobody, "mkdir", "-m", "700", str(planted)], check=True)
         result = _push(run, _lab(tmp_path), "--backup", str(planted))
         assert result.code == 2, result.out
         assert f"--backup {planted}: belongs to nobody (uid 65534), not to you" in result.err
