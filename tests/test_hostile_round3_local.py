@@ -193,3 +193,81 @@ def test_state_script_ends_ssh_options_before_the_address(run, tmp_path):
     words = (tmp_path / "calls").read_text().splitlines()
     at = [i for i, word in enumerate(words) if word == "leaf1.mgmt.example.net"]
     assert at and all(words[i - 1] == "--" for i in at)
+
+
+# -- item 6: settings that switch the gate off --------------------------------------------------
+
+
+@pytest.fixture
+def pull_request(tmp_path, monkeypatch):
+    """A repository checked out from a pull request, as the current folder: the lab with
+    three error findings (port MTU 1500: LL118 and two LL109), and a .lossless.toml the pull
+    request adds (written by each test)."""
+    (tmp_path / ".git").mkdir()
+    text = (INVENTORIES / "lab.yaml").read_text().replace("mtu: 9100", "mtu: 1500")
+    (tmp_path / "lab.yaml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("settings", "why"),
+    [
+        ('ignore = ["LL"]\n', ".lossless.toml:1:1: ignore ignores LL"),
+        ('[per-path-ignores]\n"*" = ["LL"]\n', ".lossless.toml:1:1: per-path-ignores.* drops "),
+        ('select = ["LL310"]\n', ".lossless.toml:1:1: select names none of them (LL310)"),
+        ('select = ["LL1"]\n[per-path-ignores]\n"**" = ["LL1"]\n', "per-path-ignores.** drops"),
+    ],
+)
+def test_settings_that_leave_no_rule_running_are_a_usage_error(run, pull_request, settings, why):
+    (pull_request / ".lossless.toml").write_text(settings)
+    for command in ("ci", "lint"):
+        result = run(command, "lab.yaml", "--format", "github")
+        assert result.code == 2, (command, result.out)
+        assert "0 errors" not in result.out and result.out == ""
+        assert f"{command}: no rule left to run: " in result.err and why in result.err
+
+
+def test_a_select_prefix_naming_no_rule_of_the_command_is_a_usage_error(run):
+    # LL31 names LL310-LL312: verify's rules, which lint never runs
+    result = run("lint", LAB, "--select", "LL31")
+    assert result.code == 2 and result.out == ""
+    assert "lint: no rule left to run: --select names none of them (LL310-LL312)" in result.err
+
+
+def test_verify_with_settings_ignoring_every_state_rule_is_a_usage_error(run, pull_request):
+    from conftest import DATA
+
+    (pull_request / ".lossless.toml").write_text('ignore = ["LL3"]\n')
+    state = DATA / "verify" / "lab" / "after"
+    result = run("verify", str(INVENTORIES / "lab.yaml"), "--state", str(state))
+    assert result.code == 2 and result.out == ""
+    settings = pull_request / ".lossless.toml"
+    assert f"verify: no rule left to run: {settings}:1:1: ignore ignores LL3; " in result.err
+
+
+def test_settings_turning_rules_off_say_so_and_the_report_lists_what_ran(run, pull_request):
+    # every rule off but LL140: the three errors go unreported, exit 0; stderr says which
+    # file turned which rules off, and the report which rules ran
+    (pull_request / ".lossless.toml").write_text(
+        'select = ["LL140"]\n[per-path-ignores]\n"inventories/*" = ["LL1"]\n'
+    )
+    result = run("ci", "lab.yaml", "--format", "github")
+    assert result.code == 0, result.err
+    settings = pull_request / ".lossless.toml"
+    assert result.err.splitlines() == [
+        f"lossless: {settings}:1:1: select turns off 38 of ci's 39 rules: LL101-LL139, LL141-LL142"
+        " (--isolated runs them)",
+        f"lossless: {settings}:2:1: per-path-ignores.inventories/* drops, in the files it "
+        "matches, the findings of 39 of ci's 39 rules: LL101-LL142 (--isolated runs them)",
+    ]
+    assert "::notice title=lossless rules::1 of " in result.out
+    assert result.out.splitlines()[-2].endswith(" rules ran: LL140")
+    quiet = run("ci", "lab.yaml", "--format", "github", "-q")
+    assert quiet.err == "" and "::notice title=lossless rules::1 of " in quiet.out
+    text = run("lint", "lab.yaml")
+    assert text.out.splitlines()[-2].endswith(" rules ran: LL140")
+    assert text.out.splitlines()[-1] == "0 errors, 0 warnings"
+    # without a settings file nothing is said and every rule runs
+    isolated = run("lint", "lab.yaml", "--isolated")
+    assert isolated.code == 1 and " rules ran" not in isolated.out and isolated.err == ""

@@ -613,7 +613,8 @@ def test_a_typed_select_of_no_state_rule_is_a_usage_error(run):
     settings file's select (written for lint) leaves every state rule on."""
     result = run("verify", LAB, "--state", str(AFTER), "--select", "LL112")
     assert result.code == 2 and result.out == ""
-    assert "--select names no state rule (LL112)" in result.err
+    assert "verify: no rule left to run: --select names none of them (LL112); " in result.err
+    assert "verify judges with LL301-LL312" in result.err
 
 
 def test_junit_and_sarif_list_the_state_rules_that_ran(run):

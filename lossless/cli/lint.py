@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, TextIO
 from lossless.cli.inputs import folder, load
 from lossless.cli.render import write_configs
 from lossless.cli.selection import select_devices
-from lossless.cli.settings import Options, Settings, merged, path_matches, settings_for
+from lossless.cli.settings import (
+    Options,
+    Settings,
+    everywhere,
+    merged,
+    path_matches,
+    settings_for,
+)
 from lossless.errors import InputError, UsageError
 from lossless.inventory.schema import suggest
 from lossless.plan import FabricPlan
@@ -33,13 +40,14 @@ if TYPE_CHECKING:
 
 
 def lint_command(args: argparse.Namespace) -> int:
-    from lossless.lint.runner import lint
+    from lossless.lint.runner import lint, runnable
 
     run = ReportRun(args)
+    # configs and the hosts' saved state are read beside the plan: their rules run
+    read = ("config",) if args.config or args.configs or args.host_state else ()
+    run.check_rules("lint", runnable(read))
     with run.notes(), run.bad_input_reported([]):
         plan, extra = _lint_inputs(args)
-        # configs and the hosts' saved state are read beside the plan: their rules ran
-        read = ("config",) if args.config or args.configs or args.host_state else ()
         return run.finish(lint(plan, run.select, run.ignore, extra, read=read), plan)
 
 
@@ -167,6 +175,9 @@ def ci_command(args: argparse.Namespace) -> int:
             "--render and --configs name one folder: the configs would be linted after the "
             "render replaced them"
         )
+    from lossless.lint.runner import runnable
+
+    run.check_rules("ci", runnable(("config",) if configs is not None else ()))
     with run.notes(), run.bad_input_reported(args.report):
         return _ci(args, run, configs, rendered)
 
@@ -194,7 +205,7 @@ def _ci(
         lint(plan, run.select, run.ignore, extra, also=read, read=scopes)
     )
     for format_name, file in args.report:
-        text = report(result, list(plan.devices), format_name)
+        text = report(result, list(plan.devices), format_name, of=run.eligible)
         write_streamed(Path(file), methodcaller("write", text), "--report")
         print(f"{format_name} report written to {file}", file=sys.stderr)
     return run.finish(result, plan, filtered=True)
@@ -269,6 +280,70 @@ class ReportRun:
             (glob, set(_rule_ids(list(rules), f"{where}.{glob}")))
             for glob, rules in self.settings.per_path_ignores
         ]
+        # rules a per-path glob matching any file drops: off for the run, as if ignored
+        self.everywhere = set().union(*(rules for glob, rules in self.per_path if everywhere(glob)))
+        self.command = ""  # the command and its rules: check_rules
+        self.eligible: list[str] = []
+        self._turned_off: list[str] = []  # what the settings file turns off, said on stderr
+
+    def check_rules(
+        self, command: str, eligible: list[str], select: list[str] | None = None
+    ) -> None:
+        """A usage error when the selection (--select, --ignore, the settings file's select,
+        ignore and a per-path-ignores glob matching any file) leaves none of the command's
+        rules (`eligible`) running: its report would pass with nothing judged. `select`: the
+        selection the command applies (default the run's). What the settings file turns off
+        of them is kept to be said on stderr (notes)."""
+        from lossless.lint.catalogue import rule_spans
+
+        self.command, self.eligible = command, eligible
+        chosen = self.select if select is None else select
+        ignored = set(self.ignore) | self.everywhere
+        if all((chosen and i not in chosen) or i in ignored for i in eligible):
+            why = "; ".join(self._why_none(chosen, eligible))
+            raise UsageError(
+                f"{command}: no rule left to run: {why}; {command} judges with "
+                f"{rule_spans(eligible)} (`lossless rules` lists them)"
+            )
+        settings = self.settings
+        typed = any(who == "--select" for who, _ in self.options.select)
+        if settings.select is not None and chosen and not typed:
+            self._say_off(settings.where("select"), "turns off", set(eligible) - set(chosen))
+        if settings.ignore:
+            ignore = set(_rule_ids(list(settings.ignore), settings.where("ignore")))
+            self._say_off(settings.where("ignore"), "turns off", ignore)
+        where = settings.where("per-path-ignores")
+        for glob, rules in self.per_path:
+            scope = "everywhere" if everywhere(glob) else "in the files it matches"
+            self._say_off(f"{where}.{glob}", f"drops, {scope}, the findings of", rules)
+
+    def _why_none(self, chosen: list[str], eligible: list[str]) -> list[str]:
+        """Who turned the command's rules off: a select naming none of them, each ignore,
+        each per-path glob matching any file."""
+        from lossless.lint.catalogue import rule_spans
+
+        why = []
+        if chosen and not set(chosen) & set(eligible):
+            who = self.options.select[0][0] if self.options.select else "the selection"
+            why.append(f"{who} names none of them ({rule_spans(chosen)})")
+        why += [f"{who} ignores {', '.join(names)}" for who, names in self.options.ignore]
+        where = self.settings.where("per-path-ignores")
+        why += [
+            f"{where}.{glob} drops {rule_spans(rules)} everywhere"
+            for glob, rules in self.per_path
+            if everywhere(glob)
+        ]
+        return why
+
+    def _say_off(self, where: str, verb: str, rules: set[str]) -> None:
+        """One line for stderr: what a key of the settings file turns off of the command's
+        rules (nothing when it turns none of them off)."""
+        from lossless.lint.catalogue import rule_spans
+
+        off = [i for i in self.eligible if i in rules]
+        if off:
+            of = f"{len(off)} of {self.command}'s {plural(len(self.eligible), 'rule')}"
+            self._turned_off.append(f"{where} {verb} {of}: {rule_spans(off)}")
 
     def _check_output_file(self) -> None:
         """--output-file checked before anything is read: a name, not a folder, not an input
@@ -302,6 +377,10 @@ class ReportRun:
         self.note(f"settings: {self.settings.file or 'none'}")
         self.note(f"format {self.options.format}, fail on {self.options.fail_on}")
         if not self.args.quiet:
+            # not a -v note: a settings file from a pull request must not turn rules off
+            # unseen (-q drops it: the report lists the rules that ran)
+            for line in self._turned_off:
+                print(printable(f"lossless: {line} (--isolated runs them)"), file=sys.stderr)
             yield
             return
         with open(os.devnull, "w") as sink, redirect_stderr(sink):
@@ -341,7 +420,8 @@ class ReportRun:
         if len(kept) != len(result.findings):
             count = len(result.findings) - len(kept)
             self.note(f"per-path-ignores dropped {plural(count, 'finding')}")
-        return replace(result, findings=kept)
+        ran = tuple(i for i in result.rules if i not in self.everywhere)
+        return replace(result, findings=kept, rules=ran)
 
     def emit(self, text: str) -> None:
         """The report to stdout, or atomically to --output-file."""
@@ -362,7 +442,7 @@ class ReportRun:
         colour = self.options.format == "text" and wants_colour(
             self.options.color, sys.stdout if to_stdout else None, os.environ
         )
-        self.emit(report(result, list(plan.devices), self.options.format, colour))
+        self.emit(report(result, list(plan.devices), self.options.format, colour, self.eligible))
         if self.args.output_file is not None and not to_stdout:
             print(f"report written to {self.args.output_file}", file=sys.stderr)
         if self.args.exit_zero:

@@ -176,7 +176,7 @@ def _checked(table: Mapping[str, Any], settings: Settings) -> Settings:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise UsageError(f"{settings.where(key)}: unknown key{hint}")
         values[key.replace("-", "_")] = check(value, settings.where(key))
-    return Settings(file=settings.file, **values)
+    return Settings(file=settings.file, lines=settings.lines, **values)
 
 
 def _rule_list(value: Any, where: str) -> tuple[str, ...]:
@@ -282,6 +282,17 @@ def path_matches(glob: str, file: str, base: Path) -> bool:
         candidates.add(given.name)
     pattern = glob.removeprefix("./")
     return any(fnmatch.fnmatchcase(candidate, pattern) for candidate in candidates)
+
+
+# Paths no glob written for some files matches all of: a glob matching each matches any file
+_ANY_FILE = ("a", "lab.yaml", ".hidden", "x/y/leaf1.cfg", "/abs/olute/spine 1.conf")
+
+
+def everywhere(glob: str) -> bool:
+    """Whether a per-path-ignores glob matches any file (`*`, `**`, `?*`): its rules are off
+    for the whole run, as `ignore` turns them off."""
+    pattern = glob.removeprefix("./")
+    return all(fnmatch.fnmatchcase(path, pattern) for path in _ANY_FILE)
 
 
 def _relative(file: str, base: Path) -> str | None:

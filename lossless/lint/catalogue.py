@@ -73,6 +73,22 @@ def resolve_rules(names: Iterable[str]) -> list[str]:
     return chosen
 
 
+def rule_spans(ids: Iterable[str]) -> str:
+    """Rule IDs in a few words: each run of consecutive rules (by ID, among every rule) as
+    its first and last, 'LL101-LL109, LL140'."""
+    chosen = set(ids)
+    runs: list[list[str]] = []
+    inside = False
+    for rule_id in sorted(registered_rules()):
+        if rule_id in chosen:
+            if inside:
+                runs[-1].append(rule_id)
+            else:
+                runs.append([rule_id])
+        inside = rule_id in chosen
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
 def rule_record(rule: Rule) -> dict[str, str]:
     """A rule as `lossless rules --format json` lists it."""
     return {

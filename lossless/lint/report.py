@@ -16,13 +16,13 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
 from lossless import __version__
 from lossless.errors import Problem
-from lossless.lint.catalogue import registered_rules
+from lossless.lint.catalogue import registered_rules, rule_spans
 from lossless.lint.registry import Finding, Rule
 from lossless.lint.runner import SHOWN_SUBJECTS, LintResult, Suppressed
 from lossless.text.colour import paint
@@ -346,11 +346,19 @@ def suppressed_line(entry: Suppressed) -> str:
     return f"{line} by {owner}: {entry.reason}"
 
 
-def report(result: LintResult, devices: list[str], format_name: str, colour: bool = False) -> str:
+def report(
+    result: LintResult,
+    devices: list[str],
+    format_name: str,
+    colour: bool = False,
+    of: Sequence[str] = (),
+) -> str:
     """The lint result in one format (a JUnit suite per device of `devices`); the text one
     also lists what `lint_ignore` suppressed: a line per entry, with the reason and a count,
     and is coloured by severity with `colour` (lossless.text.colour; the machine formats
-    never are). The other formats carry the findings only, as before."""
+    never are). `of`: the rules the command runs unless some are selected out; where fewer
+    ran, the text and github reports say which ran (SARIF and JUnit list them always; the
+    json and codeclimate reports are lists of findings, a shape their readers expect)."""
     if format_name == "junit":
         out = junit(result.findings, devices, result.rules) + "\n"
     elif format_name == "sarif":
@@ -359,6 +367,11 @@ def report(result: LintResult, devices: list[str], format_name: str, colour: boo
         out = text(result.findings, colour) + "\n"
     else:
         out = FORMATS[format_name](result.findings) + "\n"
+    if of and set(result.rules) != set(of) and format_name in ("text", "github"):
+        ran = f"{len(result.rules)} of {len(of)} rules ran: {rule_spans(result.rules)}"
+        *lines, summary = out.rstrip("\n").split("\n")  # the summary stays the last line
+        notice = ran if format_name == "text" else f"::notice title=lossless rules::{ran}"
+        out = "\n".join([*lines, notice, summary]) + "\n"
     if format_name == "text":
         for entry in result.suppressed:
             out += printable(suppressed_line(entry)) + "\n"

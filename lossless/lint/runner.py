@@ -174,8 +174,16 @@ def lint(
             reason, scope, at = by
             skipped.setdefault((finding.rule, reason, scope, at), []).append(finding)
     suppressed = [Suppressed(*key, tuple(group)) for key, group in skipped.items()]
-    ran = tuple(r.id for r in chosen if r.scope not in READ_SCOPES or r.scope in read)
+    ran = tuple(i for i in runnable(read) if _selected(i, selected, ignored))
     return LintResult(one_per_cause(kept), suppressed, ran)
+
+
+def runnable(read: Iterable[str] = ()) -> list[str]:
+    """The rules lint() runs when none is selected or ignored: those over the plan, and
+    those of the READ_SCOPES in `read` (see lint)."""
+    return [
+        r.id for r in registered_rules().values() if r.scope not in READ_SCOPES or r.scope in read
+    ]
 
 
 def _cause(finding: Finding) -> tuple:
