@@ -456,7 +456,7 @@ def test_strict_priority_below_q7_is_outside_cisco_guideline(run):
     assert "strict priority on c-out-8q-q6, not the highest-numbered queues (q7)" in result.out
     # the rendered lab config (CNP in qos-group 7) is within it
     clean = run("lint", "--config", str(GOLDEN / "leaf3.cfg"), "--os", "nxos", "--select", "LL126")
-    assert clean.out.strip() == "0 errors, 0 warnings"
+    assert clean.out.splitlines()[-1] == "0 errors, 0 warnings"
 
 
 def test_a_lossless_qos_group_7_keeps_cnp_below_it(run, tmp_path):
@@ -466,6 +466,6 @@ def test_a_lossless_qos_group_7_keeps_cnp_below_it(run, tmp_path):
     inventory.write_text(text)
     result = run("lint", str(inventory), "--select", "LL126")
     assert result.code == 0, result.err
-    [finding] = [line for line in result.out.splitlines() if "LL126" in line]
+    [finding] = [line for line in result.out.splitlines() if "LL126 [" in line]
     assert "leaf3" in finding and "strict priority on c-out-8q-q6" in finding
     assert "qos-group 7 is lossless here, so CNP cannot move there" in finding
