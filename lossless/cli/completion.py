@@ -49,6 +49,7 @@ _NAME_MAX = 128
 # ranges. A key ends at the first ':' followed by a blank or the line's end, so a range
 # such as spine[1:2] stays whole.
 _AWK_DEVICES = r"""
+BEGIN { typed = ENVIRON["LOSSLESS_TYPED"] }  # the start typed (bash): compared, never evaluated
 /^devices:[ \t]*(#.*)?$/ { inside = 1; next }
 inside && /^[^ \t#]/ { exit }
 inside && indent == "" && match($0, /^[ \t]+[^ \t#]/) { indent = RLENGTH - 1 }
@@ -56,7 +57,8 @@ inside && indent != "" {
   lead = substr($0, 1, indent); rest = substr($0, indent + 1)
   if (lead ~ /^[ \t]*$/ && rest ~ /^[^ \t#-]/ && match(rest, /^[^ \t]+:([ \t]|$)/)) {
     key = substr(rest, 1, RLENGTH); sub(/:[ \t]*$/, "", key); gsub(/^["']|["']$/, "", key)
-    if (key ~ /NAME_OR_RANGE/ && length(key) <= NAME_MAX) print key
+    if (key ~ /NAME_OR_RANGE/ && length(key) <= NAME_MAX && (typed == "" || index(key, typed) == 1))
+      print key
   }
 }
 """.replace("NAME_OR_RANGE", _NAME_OR_RANGE).replace("NAME_MAX", str(_NAME_MAX))
@@ -69,11 +71,12 @@ def _rule_words() -> list[str]:
     return [*sorted(rules), *sorted(rule.name for rule in rules.values())]
 
 
-def _devices_of(file_variable: str) -> str:
-    """Shell text printing the device keys of the inventory in `file_variable`."""
+def _devices_of(file_variable: str, typed: str = "") -> str:
+    """Shell text printing the device keys of the inventory in `file_variable` (those
+    starting with the text of the shell word `typed`, where given)."""
     return (
         f'head -c {_INVENTORY_BYTES} -- "{file_variable}" 2>/dev/null | '
-        f"LC_ALL=C awk {shlex.quote(_AWK_DEVICES)}"
+        f"LOSSLESS_TYPED={typed or chr(34) * 2} LC_ALL=C awk {shlex.quote(_AWK_DEVICES)}"
     )
 
 
@@ -97,11 +100,12 @@ _lossless_devices() {{
   [ -n "$file" ] || return 0
   local head=""
   [[ "$1" == *,* ]] && head="${{1%,*}},"  # --device takes a comma list, as --select does
-  # each name is compared and printed as data: compgen -W would expand it ($(...), `...`)
+  # each name is printed as data (compgen -W would expand it: $(...), `...`); awk keeps
+  # those starting with what was typed
   local name
   while IFS= read -r name; do
-    [[ "$name" == "${{1##*,}}"* ]] && printf '%s\n' "$head$name"
-  done < <({_devices_of("$file")})
+    printf '%s\n' "$head$name"
+  done < <({_devices_of("$file", '"${1##*,}"')})
   return 0
 }}
 """
