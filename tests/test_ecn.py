@@ -12,6 +12,7 @@ import pytest
 from lossless.model import EcnPolicy
 from lossless.planner.derivation import Derivation
 from lossless.planner.ecn import ecn_thresholds, pfc_trigger_bytes
+from lossless.report.plan_compact import expand
 
 DEFAULTS_CSV = Path(__file__).parent / "data" / "reference" / "ecn-defaults.csv"
 DEFAULTS = list(csv.DictReader(DEFAULTS_CSV.open()))
@@ -121,7 +122,7 @@ links:
 def _ecn(run, write, preset):
     result = run("plan", str(write(ECN_INVENTORY.format(preset=preset))), "--format", "json")
     assert result.code == 0, result.err
-    device = json.loads(result.out)["devices"]["leaf1"]
+    device = expand(json.loads(result.out))["devices"]["leaf1"]
     return device, device["pfc_trigger"], device["ports"]["Ethernet1/1"]["ecn"][0]
 
 

@@ -289,7 +289,7 @@ def test_lint_and_plan_flag_the_speed_fallback(run, write):
           - {a: "leaf1:Ethernet0", b: "s1:eth0", cable_m: 5}
         """
     )
-    plan = json.loads(run("plan", str(path), "--format", "json").out)
+    plan = json.loads(run("plan", str(path), "--format", "json", "--expanded").out)
     [headroom] = plan["devices"]["leaf1"]["ports"]["Ethernet0"]["headroom"]
     assert "outside the pause-quanta table" in headroom["fallback"]
     assert headroom["xoff"] > headroom["model_xoff"]  # held to the 800G value

@@ -12,6 +12,7 @@ from lossless.hosts.plan import plan_nics
 from lossless.inventory import load_inventory
 from lossless.lint.runner import lint
 from lossless.planner.fabric import plan_fabric
+from lossless.report.plan_compact import expand
 
 BASE = """
 fabric:
@@ -115,7 +116,7 @@ def test_plan_json_carries_the_host_plan(run, write):
     import json
 
     result = run("plan", str(write(BASE)), "--format", "json")
-    nic = json.loads(result.out)["nics"]["gpu1:eth1"]
+    nic = expand(json.loads(result.out))["nics"]["gpu1:eth1"]
     assert nic["roce_dscp"] == 26 and nic["ecn_rp"] is False and nic["cable_m"] == 3
 
 

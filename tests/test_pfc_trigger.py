@@ -12,6 +12,7 @@ from lossless.inventory import load_inventory
 from lossless.lint.runner import lint
 from lossless.planner.ecn import largest_pgs_before_pfc, pfc_trigger_bytes
 from lossless.planner.fabric import plan_fabric
+from lossless.report.plan_compact import expand
 
 SN5600_POOL = 67_737_959  # bi:device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600 t0, [SRC]
 
@@ -191,7 +192,7 @@ def test_plan_json_carries_the_trigger(run, write):
             step=4,
         )
     )
-    device = json.loads(run("plan", str(path), "--format", "json").out)["devices"]["leaf1"]
+    device = expand(json.loads(run("plan", str(path), "--format", "json").out))["devices"]["leaf1"]
     trigger = device["pfc_trigger"]
     assert trigger["sharing_pgs"] == 128
     assert trigger["largest_n_ecn_before_pfc"] == 450

@@ -9,17 +9,26 @@ import pytest
 from conftest import EXAMPLES, INVENTORIES, REPO
 from jsonschema import Draft202012Validator
 
+from lossless.report.plan_compact import expand
+
 PLAN_SCHEMA = json.loads((REPO / "schemas" / "plan.schema.json").read_text())
 LAB = str(INVENTORIES / "lab.yaml")
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_plan_json_matches_its_schema(run, example):
+    """Both forms, each against its own definition (a compact plan is no expanded one)."""
     result = run("plan", str(example), "--format", "json")
     assert result.code == 0, result.err
-    plan = json.loads(result.out)
-    errors = sorted(Draft202012Validator(PLAN_SCHEMA).iter_errors(plan), key=str)
-    assert not errors, errors[0]
+    compact = json.loads(result.out)
+    expanded = json.loads(run("plan", str(example), "--format", "json", "--expanded").out)
+    assert expand(compact) == expanded
+    for plan in (compact, expanded):
+        errors = sorted(Draft202012Validator(PLAN_SCHEMA).iter_errors(plan), key=str)
+        assert not errors, errors[0]
+    swapped = {**compact, "form": "expanded"}
+    assert list(Draft202012Validator(PLAN_SCHEMA).iter_errors(swapped))
+    plan = expanded
     # every port's derivations resolve
     for device in plan["devices"].values():
         assert device["budget"]["derivation"] in plan["derivations"]
@@ -36,7 +45,7 @@ def test_plan_is_deterministic(run, example):
 
 
 def test_lab_plan_covers_every_device_and_linked_port(run):
-    plan = json.loads(run("plan", LAB, "--format", "json").out)
+    plan = expand(json.loads(run("plan", LAB, "--format", "json").out))
     assert sorted(plan["devices"]) == ["leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
     for device in plan["devices"].values():
         for port in device["ports"].values():
@@ -47,9 +56,9 @@ def test_lab_plan_covers_every_device_and_linked_port(run):
 
 
 def test_lab_maps_and_schedulers(run):
-    device = json.loads(run("plan", LAB, "--format", "json", "--device", "leaf2").out)["devices"][
-        "leaf2"
-    ]
+    device = expand(json.loads(run("plan", LAB, "--format", "json", "--device", "leaf2").out))[
+        "devices"
+    ]["leaf2"]
     assert device["maps"]["dscp_to_tc"]["26"] == 3
     assert device["maps"]["dscp_to_tc"]["48"] == 6
     assert {v for k, v in device["maps"]["dscp_to_tc"].items() if k not in ("26", "48")} == {0}
@@ -75,7 +84,7 @@ def test_lab_maps_and_schedulers(run):
 
 
 def test_ecmp_seeds_differ_per_switch_and_tier_and_hash_the_udp_source_port(run):
-    plan = json.loads(run("plan", LAB, "--format", "json").out)
+    plan = expand(json.loads(run("plan", LAB, "--format", "json").out))
     devices = plan["devices"].values()
     seeds = {d["name"]: d["ecmp"]["seed"] for d in devices}
     assert len(set(seeds.values())) == len(seeds)  # one seed per switch
@@ -91,7 +100,7 @@ def test_ecmp_seeds_differ_per_switch_and_tier_and_hash_the_udp_source_port(run)
 def test_lab_headroom_on_spectrum_is_sonic_s(run):
     """leaf1 (Spectrum-4) Ethernet0: 400G, 2 m, MTU 9100, 4 lanes. Same inputs through the
     calculator give the same numbers as in the plan."""
-    plan = json.loads(run("plan", LAB, "--format", "json", "--device", "leaf1").out)
+    plan = json.loads(run("plan", LAB, "--format", "json", "--device", "leaf1", "--expanded").out)
     [headroom] = plan["devices"]["leaf1"]["ports"]["Ethernet0"]["headroom"]
     calc = json.loads(
         run(

@@ -1,4 +1,5 @@
-"""The streamed plan JSON is byte for byte what json.dump(plan.to_dict(), indent=2) writes."""
+"""The streamed plan JSON: the expanded form is byte for byte what json.dump(plan.to_dict(),
+indent=2) writes (after the schema version and form), and the compact form expands to it."""
 
 from __future__ import annotations
 
@@ -12,16 +13,18 @@ from conftest import EXAMPLES, INVENTORIES
 
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
+from lossless.report.plan_compact import expand
 from lossless.report.plan_json import encode, write_plan_json
 
 
 def _reference(plan) -> str:
-    return json.dumps(plan.to_dict(), indent=2) + "\n"
+    document = {"schema_version": 2, "form": "expanded", **plan.to_dict()}
+    return json.dumps(document, indent=2) + "\n"
 
 
-def _streamed(plan) -> str:
+def _streamed(plan, expanded: bool = True) -> str:
     out = io.StringIO()
-    write_plan_json(plan, out)
+    write_plan_json(plan, out, expanded=expanded)
     return out.getvalue()
 
 
@@ -94,6 +97,55 @@ def test_json_made_by_worker_processes_is_the_reference_text(monkeypatch, tmp_pa
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
     with open(tmp_path / "plan.json", "w") as file:  # a real file: the bytes path
-        write_plan_json(plan, file)
+        write_plan_json(plan, file, expanded=True)
     assert (tmp_path / "plan.json").read_text() == _reference(plan)
     assert _streamed(plan) == _reference(plan)
+    with open(tmp_path / "compact.json", "w") as file:
+        write_plan_json(plan, file)
+    compact = (tmp_path / "compact.json").read_text()
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    assert compact == _streamed(plan, expanded=False)
+    assert expand(json.loads(compact)) == json.loads(_reference(plan))
+
+
+def _expands_to_the_reference(plan) -> dict:
+    compact = json.loads(_streamed(plan, expanded=False))
+    assert compact["schema_version"] == 2 and compact["form"] == "compact"
+    assert json.dumps(expand(compact), indent=2) + "\n" == _reference(plan)
+    return compact
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_compact_json_expands_to_the_reference(example):
+    plan = plan_fabric(load_inventory(example))
+    _expands_to_the_reference(plan)
+
+
+def test_ports_alike_share_one_setting():
+    plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
+    compact = _expands_to_the_reference(plan)
+    ports = sum(len(device.ports) for device in plan.devices.values())
+    assert len(compact["port_settings"]) <= 2 * len(plan.devices) < ports / 10
+    assert len(compact["device_settings"]) == 2  # leaves and spines
+    assert len(compact["nic_settings"]) == 1
+    assert len(_streamed(plan, expanded=False)) < len(_streamed(plan)) / 4
+
+
+def test_compact_json_of_unusual_values_expands_to_the_reference():
+    """Sources not FILE:LINE:COL, a port unlike its setting's first port in its source, text
+    json and orjson write differently, 2 and 2.0 (equal, printed differently), no devices."""
+    plan = plan_fabric(load_inventory(EXAMPLES[0]))
+    name, device = next(iter(plan.devices.items()))
+    first, second, third, *_ = device.ports
+    device.ports[first] = replace(device.ports[first], source="x\x7f:01:2")
+    device.ports[second] = replace(device.ports[second], source="café.yaml:3:4", cable_m=2)
+    device.ports[third] = replace(device.ports[third], source="", description="é 1e+16")
+    plan.devices[name] = replace(device, mgmt="café 1e+16", source="x\x7f")
+    plan.devices["empty"] = replace(device, name="empty", ports={})
+    plan.links[0] = replace(plan.links[0], cable_m=2**70)
+    compact = _expands_to_the_reference(plan)
+    assert "café.yaml" in compact["files"]
+    plan.devices.clear()
+    plan.links.clear()
+    plan.nics.clear()
+    _expands_to_the_reference(plan)

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from lossless.inventory import load_inventory
 from lossless.planner.fabric import plan_fabric
+from lossless.report.plan_compact import expand
 from lossless.report.plan_text import COLUMNS, print_plan_rich
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -44,8 +45,8 @@ def test_a_terminal_of_80_columns_gets_a_table_that_fits_and_says_what_it_left_o
 
 
 def test_a_device_scoped_plan_holds_the_links_and_nics_of_its_devices(run):
-    plan = json.loads(run("plan", LAB, "--device", "leaf1", "--format", "json").out)
+    plan = expand(json.loads(run("plan", LAB, "--device", "leaf1", "--format", "json").out))
     assert sorted(plan["nics"]) == ["gpu01:eth0", "gpu02:eth0"]
     assert plan["links"] and all("leaf1:" in link["a"] + link["b"] for link in plan["links"])
-    whole = json.loads(run("plan", LAB, "--format", "json").out)
+    whole = expand(json.loads(run("plan", LAB, "--format", "json").out))
     assert len(whole["nics"]) == 8 and len(whole["links"]) > len(plan["links"])

@@ -23,6 +23,7 @@ from lossless.cli.main import main
 from lossless.report import charts
 from lossless.report.names import name_ranges
 from lossless.report.page import markdown_escape
+from lossless.report.plan_compact import expand
 from lossless.text import ranges
 from lossless.text.units import parse_speed
 
@@ -42,7 +43,7 @@ def cli(*argv: str) -> tuple[int, str]:
 def plan_json(inventory: Path) -> dict:
     code, out = cli("plan", str(inventory), "--format", "json")
     assert code == 0
-    return json.loads(out)
+    return expand(json.loads(out))
 
 
 def write_report(inventory: Path, folder: Path, *options: str) -> tuple[str, str]:

@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("inventory")
     add_selection_arguments(plan)
     plan.add_argument("--format", choices=["text", "json"], default="text")
+    plan.add_argument(
+        "--expanded",
+        action="store_true",
+        help="with --format json: every port's and NIC's settings in full, not shared "
+        "(docs/plan-json.md)",
+    )
 
     explain = commands.add_parser("explain", help="show how one port's numbers are derived")
     explain.add_argument("inventory")

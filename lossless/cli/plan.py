@@ -34,7 +34,7 @@ def plan_command(args: argparse.Namespace) -> int:
     if args.format == "json":
         from lossless.report.plan_json import write_plan_json
 
-        write_plan_json(plan, sys.stdout)
+        write_plan_json(plan, sys.stdout, expanded=args.expanded)
     elif sys.stdout.isatty():
         from lossless.report.console import console
         from lossless.report.plan_text import print_plan_rich

@@ -1,6 +1,8 @@
-"""`lossless plan --format json`: the plan JSON, written device by device.
+"""The plan JSON, written device by device: the compact form (report/plan_compact.py), or
+with `expanded` every port's settings in full (`plan --format json --expanded`).
 
-The text is exactly `json.dump(plan.to_dict(), stream, indent=2)` (tests compare the two),
+The expanded text is exactly `json.dump(plan.to_dict(), stream, indent=2)` after the two
+members naming the schema version and the form (tests compare the two),
 but produced without holding the whole document: each device is encoded on its own and
 indented to its depth, so memory stays that of one device however large the fabric. Values
 are encoded by orjson where its text is the standard library's (lossless.json_text), with
@@ -18,6 +20,7 @@ from typing import Any, TextIO
 import orjson
 
 from lossless.plan import DevicePlan, FabricPlan, json_fields, plain
+from lossless.report.plan_compact import SCHEMA_VERSION, write_compact
 from lossless.system.parallel import ordered_bytes
 from lossless.text.json_text import orjson_text
 
@@ -117,7 +120,7 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
     yield "\n" + "  " * depth + closing
 
 
-def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
+def write_plan_json(plan: FabricPlan, stream: TextIO, *, expanded: bool = False) -> None:
     """The plan JSON (schemas/plan.schema.json) and a final newline, a piece at a time (a
     device, the links, the NICs...); as bytes to the stream's binary buffer where it has one
     (stdout, a file). On a large fabric the pieces are encoded by worker processes too."""
@@ -127,9 +130,18 @@ def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
         write = sink.write
     else:
         write = lambda data: stream.write(data.decode("ascii"))  # noqa: E731
+    if expanded:
+        _write_expanded(plan, write)
+    else:
+        write_compact(plan, write)
+    if sink is not None:
+        sink.flush()
+
+
+def _write_expanded(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
     heads: list[str] = []  # the text before each piece
     pieces: list[Callable[[], bytes]] = []
-    text = "{"
+    text = f'{{\n  "schema_version": {SCHEMA_VERSION},\n  "form": "expanded",'
     for index, name in enumerate(json_fields(FabricPlan) or ()):
         text += f"{',' if index else ''}\n  {json.dumps(name)}: "
         if name != "devices" or not plan.devices:
@@ -148,8 +160,6 @@ def write_plan_json(plan: FabricPlan, stream: TextIO) -> None:
         write(head.encode())
         write(piece)
     write(f"{text}\n}}\n".encode())
-    if sink is not None:
-        sink.flush()
 
 
 def _member_text(plan: FabricPlan, name: str) -> bytes:

@@ -1,0 +1,315 @@
+"""The plan JSON's compact form (docs/plan-json.md): what `lossless plan --format json` and
+`lossless ci --plan-json` write, and `expand`, which gives back the per-port form.
+
+A 131,072-GPU fabric has 393,216 switch ports and 131,072 NICs but a few thousand distinct
+port settings: the planner already gives ports alike the same frozen headroom, ECN and
+watchdog objects. Written per port, the plan was 860 MB, most of it the same settings again.
+Here each distinct setting is written once, in `port_settings` or `nic_settings`, and a port
+or NIC names its setting (`like`) beside what is its own (its peer, where it was written).
+A source FILE:LINE:COL is written `at`: [index in `files`, line, column], as the inventory's
+path would otherwise repeat on every line. Each port, link, NIC and derivation is one line.
+The text is ASCII and its values are those json.dumps writes (lossless.text.json_text).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from json.encoder import encode_basestring_ascii as quoted
+from typing import Any
+
+import orjson
+
+from lossless.plan import (
+    DevicePlan,
+    FabricPlan,
+    LinkPlan,
+    NicPlan,
+    PortPlan,
+    json_fields,
+    plain,
+)
+from lossless.system.parallel import ordered_bytes
+from lossless.text.json_text import same_as_json
+
+SCHEMA_VERSION = 2
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """orjson's hook for a dataclass: its JSON fields."""
+    fields = json_fields(value.__class__)
+    if fields is None:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    return {name: getattr(value, name) for name in fields}
+
+
+def compact(value: Any) -> bytes:
+    """json.dumps(plain(value), separators=(",", ":")) as bytes, by orjson where its text is
+    the same (see lossless.text.json_text)."""
+    try:
+        data = orjson.dumps(value, default=_fields, option=_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):  # an integer beyond 64 bits
+        data = b""
+    if data and same_as_json(data):
+        return data
+    return json.dumps(plain(value), separators=(",", ":")).encode("ascii")
+
+
+class _Sources:
+    """FILE:LINE:COL sources as `at` [file, line, column], the files numbered as met."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, int] = {}
+
+    def member(self, source: str) -> bytes:
+        """`"at":[f,l,c]`, or `"source":"..."` for a source of another shape."""
+        file, _, column = source.rpartition(":")
+        file, _, line = file.rpartition(":")
+        if file and _number(line) and _number(column):
+            index = self.files.setdefault(file, len(self.files))
+            return f'"at":[{index},{line},{column}]'.encode()
+        return b'"source":' + quoted(source).encode()
+
+
+def _number(text: str) -> bool:
+    """Digits as int() reads and str() writes them back (no sign, no leading zero)."""
+    return text.isascii() and text.isdigit() and (text == "0" or text[0] != "0")
+
+
+class _Settings:
+    """The distinct settings of ports, NICs or devices, named p0, p1... as first met. An
+    entry holds its `own` members and names its setting (`like`); the setting holds the rest,
+    its `defaults` (a source) those of the first entry, which another entry states only
+    where its own differ. Two entries share a setting when the text of the rest is the same;
+    `key` makes the common case a lookup (the planner's shared frozen parts, by identity)."""
+
+    def __init__(self, prefix: str, cls: type, own: tuple[str, ...], defaults: tuple[str, ...]):
+        self.prefix = prefix
+        fields = json_fields(cls) or ()
+        self.shared = tuple(f for f in fields if f not in own and f not in defaults)
+        self.defaults = defaults
+        self.texts: dict[bytes, tuple[str, dict[str, bytes]]] = {}  # -> name, defaults' text
+        self.by_key: dict[tuple, tuple[str, dict[str, bytes]]] = {}
+        self.sources = _Sources()
+
+    def like(self, value: Any, key: tuple | None = None) -> tuple[str, dict[str, bytes]]:
+        """The name of value's setting, and the text of the setting's defaults."""
+        found = self.by_key.get(key) if key is not None else None
+        if found is None:
+            text = compact({field: getattr(value, field) for field in self.shared})
+            found = self.texts.get(text)
+            if found is None:
+                found = (f"{self.prefix}{len(self.texts)}", self._defaults(value))
+                self.texts[text] = found
+            if key is not None:
+                self.by_key[key] = found
+        return found
+
+    def _defaults(self, value: Any) -> dict[str, bytes]:
+        return {
+            field: self.sources.member(value.source)
+            if field == "source"
+            else b'"%s":%s' % (field.encode(), compact(getattr(value, field)))
+            for field in self.defaults
+        }
+
+    def overrides(self, value: Any, defaults: dict[str, bytes]) -> bytes:
+        """The members of value's defaults that differ from its setting's, each after a comma."""
+        text = b""
+        for member, base in zip(self._defaults(value).values(), defaults.values(), strict=True):
+            if member != base:
+                text += b"," + member
+        return text
+
+    def lines(self) -> Iterator[bytes]:
+        for text, (name, defaults) in self.texts.items():
+            members = [text[1:-1], *defaults.values()]
+            yield b'"%s":{%s}' % (name.encode(), b",".join(filter(None, members)))
+
+
+def _port_key(port: PortPlan) -> tuple:
+    """What decides a port's setting: its values, its frozen parts by identity (kept alive by
+    the plan), and the types where equal numbers print differently (2 and 2.0)."""
+    return (
+        tuple(map(id, port.headroom)),
+        tuple(map(id, port.ecn)),
+        id(port.watchdog),
+        port.description,
+        port.speed_mbps,
+        port.lanes,
+        port.mtu,
+        port.peer_kind,
+        port.cable_m,
+        type(port.cable_m),
+        port.lossless,
+        tuple(port.pfc_priorities),
+        tuple(port.lint_ignore.items()),
+        tuple(port.wred_drop_queues),
+    )
+
+
+def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
+    """The compact plan JSON and a final newline, a piece at a time."""
+    ports = _Settings("p", PortPlan, ("name", "peer"), ("source",))
+    devices = _Settings("d", DevicePlan, DEVICE_OWN, ("mgmt", "source"))
+    links = _Settings("l", LinkPlan, ("a", "b"), ())
+    nics = _Settings("n", NicPlan, ("server", "name", "peer"), ("source",))
+    sources = ports.sources  # one numbering of files for the whole text
+    devices.sources = links.sources = nics.sources = sources
+    # settings named before the entries are written, in the order of the text
+    port_likes = {
+        name: [ports.like(port, _port_key(port)) for port in device.ports.values()]
+        for name, device in plan.devices.items()
+    }
+    device_likes = [devices.like(device) for device in plan.devices.values()]
+    for link in plan.links:
+        links.like(link, (link.cable_m, type(link.cable_m), link.source))
+    planned = plan.planned_nics()
+    nic_likes = [nics.like(nic) for nic in planned.values()]
+    write(f'{{\n  "schema_version": {SCHEMA_VERSION},\n  "form": "compact",\n'.encode())
+    for name in ("name", "inventory"):
+        write(f"  {quoted(name)}: ".encode() + compact(getattr(plan, name)) + b",\n")
+    write(b'  "files": ' + compact(list(sources.files)) + b",\n")
+    _mapping(write, "device_settings", devices.lines())
+    _mapping(write, "port_settings", ports.lines())
+    write(b'  "devices": {')
+    names = list(plan.devices)
+
+    def device_text(index: int) -> bytes:
+        device = plan.devices[names[index]]
+        return _device(device, device_likes[index], devices, port_likes[names[index]], ports)
+
+    for index, text in enumerate(ordered_bytes(device_text, len(names))):
+        write((b",\n    " if index else b"\n    ") + quoted(names[index]).encode() + b": " + text)
+    write(b"\n  },\n" if names else b"},\n")
+    _mapping(write, "link_settings", links.lines())
+    _list(
+        write,
+        "links",
+        (
+            b'[%s,%s,"%s"]'
+            % (
+                quoted(link.a).encode(),
+                quoted(link.b).encode(),
+                links.by_key[(link.cable_m, type(link.cable_m), link.source)][0].encode(),
+            )
+            for link in plan.links
+        ),
+    )
+    _mapping(
+        write,
+        "derivations",
+        (
+            quoted(str(key)).encode() + b":" + compact(value)
+            for key, value in plan.derivations.items()
+        ),
+    )
+    _mapping(write, "nic_settings", nics.lines())
+    _mapping(
+        write,
+        "nics",
+        (
+            b'%s:{"like":"%s","server":%s,"name":%s,"peer":%s%s}'
+            % (
+                quoted(str(key)).encode(),
+                like.encode(),
+                quoted(nic.server).encode(),
+                quoted(nic.name).encode(),
+                compact(nic.peer),
+                nics.overrides(nic, defaults),
+            )
+            for (key, nic), (like, defaults) in zip(planned.items(), nic_likes, strict=True)
+        ),
+    )
+    write(b'  "lint_ignore": ' + compact(plan.lint_ignore) + b",\n")
+    write(b'  "forwarding_servers": ' + compact(plan.forwarding_servers) + b"\n}\n")
+
+
+# What differs from one device to the next however alike they are (ECMP seeds differ per
+# switch, budget and PFC trigger name their derivations): their own members.
+DEVICE_OWN = ("name", "ecmp", "budget", "pfc_trigger", "ports")
+
+
+def _device(
+    device: DevicePlan,
+    like: tuple[str, dict[str, bytes]],
+    devices: _Settings,
+    likes: list[tuple[str, dict[str, bytes]]],
+    ports: _Settings,
+) -> bytes:
+    """A device on one line, its ports last, each on a line of its own."""
+    text = b'{"like":"%s"%s' % (like[0].encode(), devices.overrides(device, like[1]))
+    for field in DEVICE_OWN[:-1]:
+        text += b',"%s":%s' % (field.encode(), compact(getattr(device, field)))
+    if not device.ports:
+        return text + b',"ports":{}}'
+    lines = [
+        b'%s:{"like":"%s","peer":%s%s}'
+        % (
+            quoted(name).encode(),
+            name_of.encode(),
+            compact(port.peer),
+            ports.overrides(port, defaults),
+        )
+        for (name, port), (name_of, defaults) in zip(device.ports.items(), likes, strict=True)
+    ]
+    return text + b',"ports":{\n      ' + b",\n      ".join(lines) + b"\n    }}"
+
+
+def _mapping(write: Callable[[bytes], Any], name: str, lines: Iterator[bytes]) -> None:
+    _members(write, name, lines, b"{", b"}")
+
+
+def _list(write: Callable[[bytes], Any], name: str, lines: Iterator[bytes]) -> None:
+    _members(write, name, lines, b"[", b"]")
+
+
+def _members(
+    write: Callable[[bytes], Any], name: str, lines: Iterator[bytes], opening: bytes, closing: bytes
+) -> None:
+    """A top-level member whose members are one line each."""
+    write(f"  {quoted(name)}: ".encode() + opening)
+    separator = b"\n    "
+    for line in lines:
+        write(separator + line)
+        separator = b",\n    "
+    write((b"\n  " if separator != b"\n    " else b"") + closing + b",\n")
+
+
+def expand(data: dict[str, Any]) -> dict[str, Any]:
+    """The per-port form (`plan --format json --expanded`) of a compact plan JSON as
+    json.loads read it; a plan JSON already expanded is returned as it is."""
+    if data.get("form") != "compact":
+        return data
+    files = data["files"]
+
+    def entry(own: dict[str, Any], settings: str, cls: type) -> dict[str, Any]:
+        """An entry's fields in order: its setting's, its own members replacing them."""
+        merged = {**data[settings][own["like"]], **own}
+        if "at" in merged:
+            file, line, column = merged.pop("at")
+            merged["source"] = f"{files[file]}:{line}:{column}"
+        return {field: merged[field] for field in json_fields(cls) or ()}
+
+    devices = {}
+    for name, device in data["devices"].items():
+        ports = {
+            key: entry({**port, "name": key}, "port_settings", PortPlan)
+            for key, port in device["ports"].items()
+        }
+        devices[name] = {**entry(device, "device_settings", DevicePlan), "ports": ports}
+        devices[name] = {field: devices[name][field] for field in json_fields(DevicePlan) or ()}
+    members = {
+        "devices": devices,
+        "links": [
+            entry({"a": a, "b": b, "like": like}, "link_settings", LinkPlan)
+            for a, b, like in data["links"]
+        ],
+        "nics": {key: entry(nic, "nic_settings", NicPlan) for key, nic in data["nics"].items()},
+    }
+    return {
+        "schema_version": data["schema_version"],
+        "form": "expanded",
+        **{field: members.get(field, data.get(field)) for field in json_fields(FabricPlan) or ()},
+    }
