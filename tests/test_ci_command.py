@@ -32,6 +32,43 @@ def test_outputs_are_those_of_the_separate_commands(run, tmp_path):
     assert "6 written, 0 unchanged in" in result.err
 
 
+def test_configs_equal_to_the_render_are_rendered_once(run, tmp_path, monkeypatch):
+    """With --configs and --render, a config found byte for byte the render is read again
+    for the written file, not rendered a second time; one changed after it was read (its
+    digest no longer the render's) is rendered."""
+    from lossless.lint import configs as reading
+    from lossless.vendors import rendering
+
+    configs = tmp_path / "configs"
+    shutil.copytree(GOLDEN, configs)
+    spine2 = configs / "spine2.json"  # differs (one MTU): parsed, and rendered to be written
+    spine2.write_text(spine2.read_text().replace('"mtu": "9100"', '"mtu": "9000"', 1))
+    compared: list[str] = []
+    written: list[str] = []
+
+    def comparing(device, fabric):
+        compared.append(device.name)
+        if device.name == "spine1":  # the pull request's folder changes while ci runs
+            (configs / "leaf1.json").write_text("changed\n")
+        return rendering.render_device(device, fabric)
+
+    def writing(device, fabric):
+        written.append(device.name)
+        return real_render(device, fabric)
+
+    real_render = rendering.render_device
+    monkeypatch.setattr(reading, "render_device", comparing)
+    monkeypatch.setattr(rendering, "render_device", writing)
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    result = run("ci", LAB, "--configs", str(configs), "--render", str(tmp_path / "out"))
+    assert "1 of 6 configs differ from the render" in result.err
+    assert compared == ["leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
+    # then only leaf1 (changed since it was read) and spine2 (differs) again
+    assert written == [*compared, "leaf1", "spine2"]
+    for golden in (p for p in GOLDEN.iterdir() if p.is_file()):
+        assert (tmp_path / "out" / golden.name).read_text() == golden.read_text()
+
+
 def test_configs_equal_to_the_render_are_the_plan(run):
     result = run("ci", LAB, "--configs", str(GOLDEN), "--format", "sarif")
     assert result.code == 0

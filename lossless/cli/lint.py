@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from lossless.asics.models import ModelMatch
     from lossless.lint.registry import Finding
     from lossless.lint.runner import LintResult
+    from lossless.vendors.rendering import RenderedFile
 
 
 def lint_command(args: argparse.Namespace) -> int:
@@ -191,7 +192,10 @@ def _ci(
 
     inventory = load(args, "ci")
     plan = plan_fabric(inventory, hosts="later")  # whole: the deadlock rules need every link
-    read, extra = _read_configs(plan, configs, sys.stderr) if configs is not None else (plan, [])
+    identical: dict[str, RenderedFile] = {}  # configs found to be the render, read again
+    read, extra = (
+        _read_configs(plan, configs, sys.stderr, identical) if configs is not None else (plan, [])
+    )
     if args.plan_json:
         from lossless.report.plan_json import write_plan_json
 
@@ -199,7 +203,7 @@ def _ci(
         write_streamed(target, partial(write_plan_json, plan), "--plan-json")
         print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
     if rendered is not None:
-        write_configs(rendered, plan, inventory, sys.stderr)
+        write_configs(rendered, plan, inventory, sys.stderr, rendered=identical)
     scopes = ("config",) if configs is not None else ()
     result = run.per_path_filtered(
         lint(plan, run.select, run.ignore, extra, also=read, read=scopes)
@@ -246,15 +250,19 @@ def _rule_ids(names: list[str], option: str) -> list[str]:
 
 
 def _read_configs(
-    plan: FabricPlan, folder: Path, say: TextIO | None = None
+    plan: FabricPlan,
+    folder: Path,
+    say: TextIO | None = None,
+    identical: dict[str, RenderedFile] | None = None,
 ) -> tuple[FabricPlan, list[Finding]]:
     """The plan with the configs in folder read back (lint.configs.fabric_from_configs), and
-    the findings of reading them; with `say` (a stream), how many differ from the render."""
+    the findings of reading them; with `say` (a stream), how many differ from the render;
+    `identical` gets the files that are the render."""
     from lossless.lint.configs import fabric_from_configs
     from lossless.report.progress import ProgressReporter
 
     with ProgressReporter(len(plan.devices), "lint configs") as progress:
-        read, extra = fabric_from_configs(plan, folder, progress)
+        read, extra = fabric_from_configs(plan, folder, progress, identical)
     if say is not None:
         differing = sum(read.devices[n] is not d for n, d in plan.devices.items())
         configs = plural(len(plan.devices), "config")

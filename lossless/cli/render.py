@@ -28,6 +28,7 @@ from lossless.text.printable import printable, printable_lines
 
 if TYPE_CHECKING:
     from lossless.vendors.config_folder import FolderCheck
+    from lossless.vendors.rendering import RenderedFile
 
 
 def render_command(args: argparse.Namespace) -> int:
@@ -65,17 +66,23 @@ def render_command(args: argparse.Namespace) -> int:
 
 
 def write_configs(
-    folder: Path, plan: FabricPlan, inventory: Inventory, out: TextIO, verbose: bool = False
+    folder: Path,
+    plan: FabricPlan,
+    inventory: Inventory,
+    out: TextIO,
+    verbose: bool = False,
+    rendered: dict[str, RenderedFile] | None = None,
 ) -> None:
     """Every planned device's config written into folder, and what the run did said to
     `out`: how many files changed, files no device renders; on stderr, what the OSes cannot
-    express: one line, or with `verbose` every value and why."""
+    express: one line, or with `verbose` every value and why. `rendered`: files known to
+    hold a device's render (vendors.rendering.device_files)."""
     from lossless.report.not_expressed import not_expressed_lines, not_expressed_summary
     from lossless.system.writing import write_rendered
     from lossless.vendors.config_folder import orphan_files
     from lossless.vendors.rendering import device_files, file_name
 
-    names, text_of = device_files(plan)
+    names, text_of = device_files(plan, rendered)
     report = write_rendered(folder, names, text_of)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}", file=out)
     every_file = [file_name(device) for device in inventory.devices.values()]

@@ -23,7 +23,7 @@ from lossless.system.files import read_config
 from lossless.system.parallel import ordered_map
 from lossless.vendors.config_folder import find_backup, folder_entries
 from lossless.vendors.registry import vendor_for
-from lossless.vendors.rendering import render_device
+from lossless.vendors.rendering import RenderedFile, digest, render_device
 from lossless.vendors.skeleton import skeleton_device
 from lossless.vendors.untrusted import parse_config, parse_config_file
 from lossless.vendors.vendor import Vendor
@@ -56,14 +56,19 @@ def _inherit_pfc_trigger(parsed: DevicePlan, planned: DevicePlan | None) -> None
 
 
 def fabric_from_configs(
-    plan: FabricPlan, folder: Path, progress: Callable[[str], None] | None = None
+    plan: FabricPlan,
+    folder: Path,
+    progress: Callable[[str], None] | None = None,
+    rendered: dict[str, RenderedFile] | None = None,
 ) -> tuple[FabricPlan, list[Finding]]:
     """The plan with every device whose config is in `folder` replaced by the parsed config,
     and the findings made while reading them (LL200 drift, LL201 missing).
 
     Configs are found as `<device>.<ext>` or under the names backup tools use (Oxidized's bare
     device name, .cfg, .conf, ...). A config byte-identical to what lossless renders for the
-    device cannot drift: it is not parsed and the device's plan stands for it."""
+    device cannot drift: it is not parsed and the device's plan stands for it; `rendered`
+    (a mapping) then gets the file and the digest of its text, so a run that writes the
+    configs too (`ci`) reads them back instead of rendering every device twice."""
     fabric = copy.copy(plan)
     fabric.devices = dict(plan.devices)
     findings: list[Finding] = []
@@ -87,18 +92,21 @@ def fabric_from_configs(
             continue
         found.append((planned, vendor, str(path)))
 
-    def differing_text(index: int) -> str | None:
-        """The config's text, or None when it is byte for byte what lossless renders."""
+    def differing_text(index: int) -> str | bytes:
+        """The config's text, or the digest of its text when it is byte for byte what
+        lossless renders."""
         planned, _, config_path = found[index]
         text = read_config(config_path)
-        return None if text == render_device(planned, plan) else text
+        return digest(text) if text == render_device(planned, plan) else text
 
     # read and rendered by worker processes on a large fabric (lossless.parallel): only the
     # text of a config that differs comes back
     texts = ordered_map(differing_text, len(found))
     unreadable: list[Problem] = []  # every config that does not parse, in one report
     for (planned, vendor, config_path), text in zip(found, texts, strict=True):
-        if text is None:
+        if isinstance(text, bytes):
+            if rendered is not None:
+                rendered[planned.name] = RenderedFile(config_path, text)
             continue
         name = planned.name
         try:

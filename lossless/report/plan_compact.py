@@ -61,15 +61,26 @@ class _Sources:
 
     def __init__(self) -> None:
         self.files: dict[str, int] = {}
+        self.written: dict[str, bytes] = {}  # source -> its member (ports of a range share one)
 
     def member(self, source: str) -> bytes:
         """`"at":[f,l,c]`, or `"source":"..."` for a source of another shape."""
-        file, _, column = source.rpartition(":")
-        file, _, line = file.rpartition(":")
-        if file and _number(line) and _number(column):
-            index = self.files.setdefault(file, len(self.files))
-            return f'"at":[{index},{line},{column}]'.encode()
-        return b'"source":' + quoted(source).encode()
+        text = self.written.get(source)
+        if text is None:
+            file, _, column = source.rpartition(":")
+            file, _, line = file.rpartition(":")
+            if file and _number(line) and _number(column):
+                index = self.files.setdefault(file, len(self.files))
+                text = f'"at":[{index},{line},{column}]'.encode()
+            else:
+                text = b'"source":' + quoted(source).encode()
+            self.written[source] = text
+        return text
+
+
+def _string(value: str | None) -> bytes:
+    """A peer (a string or null) as JSON."""
+    return b"null" if value is None else quoted(value).encode()
 
 
 def _number(text: str) -> bool:
@@ -116,6 +127,9 @@ class _Settings:
 
     def overrides(self, value: Any, defaults: dict[str, bytes]) -> bytes:
         """The members of value's defaults that differ from its setting's, each after a comma."""
+        if self.defaults == ("source",):  # ports and NICs: the common case, made short
+            member = self.sources.member(value.source)
+            return b"" if member == defaults["source"] else b"," + member
         text = b""
         for member, base in zip(self._defaults(value).values(), defaults.values(), strict=True):
             if member != base:
@@ -216,7 +230,7 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
                 like.encode(),
                 quoted(nic.server).encode(),
                 quoted(nic.name).encode(),
-                compact(nic.peer),
+                _string(nic.peer),
                 nics.overrides(nic, defaults),
             )
             for (key, nic), (like, defaults) in zip(planned.items(), nic_likes, strict=True)
@@ -249,7 +263,7 @@ def _device(
         % (
             quoted(name).encode(),
             name_of.encode(),
-            compact(port.peer),
+            _string(port.peer),
             ports.overrides(port, defaults),
         )
         for (name, port), (name_of, defaults) in zip(device.ports.items(), likes, strict=True)

@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import shlex
 from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from lossless.errors import InputError
 from lossless.model import Device
 from lossless.plan import DevicePlan, FabricPlan
+from lossless.system.files import read_config
 from lossless.system.resources import resource_path
 from lossless.text import json_text
 from lossless.vendors.registry import vendor_for
@@ -49,8 +53,37 @@ def render_fabric(fabric: FabricPlan) -> dict[str, str]:
     return {name: text_of(index) for index, name in enumerate(names)}
 
 
-def device_files(fabric: FabricPlan) -> tuple[list[str], Callable[[int], str]]:
+class RenderedFile(NamedTuple):
+    """A file found to hold a device's render, byte for byte: where, and its text's digest."""
+
+    path: str
+    digest: bytes
+
+
+def digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def device_files(
+    fabric: FabricPlan, rendered: dict[str, RenderedFile] | None = None
+) -> tuple[list[str], Callable[[int], str]]:
     """Every device's file name, in device order, and how to render the i-th: a text made
-    where it is needed (a worker process on a large fabric, see write_rendered)."""
+    where it is needed (a worker process on a large fabric, see write_rendered). A device in
+    `rendered` takes the text of that file, read again, if its digest is still the
+    render's (reading is a tenth of rendering), else it is rendered."""
     devices = list(fabric.devices.values())
-    return [file_name(d) for d in devices], lambda index: render_device(devices[index], fabric)
+    known = rendered or {}
+
+    def text_of(index: int) -> str:
+        device = devices[index]
+        found = known.get(device.name)
+        if found is not None:
+            try:
+                text = read_config(found.path)
+            except InputError:  # changed since (gone, grown past the cap): rendered
+                text = ""
+            if digest(text) == found.digest:
+                return text
+        return render_device(device, fabric)
+
+    return [file_name(d) for d in devices], text_of
