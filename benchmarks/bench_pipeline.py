@@ -178,7 +178,9 @@ def pipeline(label: str, inventory: Path, work: Path, env: dict[str, str]) -> li
     return stages
 
 
-def one_process(label: str, inv: str, rendered: Path, work: Path, env: dict[str, str]) -> Stage:
+def one_process(
+    label: str, inv: str, rendered: Path, work: Path, env: dict[str, str], plan: Path | None = None
+) -> Stage:
     """`lossless ci`: the pipeline's five stages in one process, its plan JSON and configs
     checked byte for byte against the separate stages' (a fast wrong answer is no answer)."""
     out = work / f"{label}-ci"
@@ -189,7 +191,7 @@ def one_process(label: str, inv: str, rendered: Path, work: Path, env: dict[str,
         env,
         fresh=out,
     )  # fmt: skip
-    separate_plan = work / f"{label}-plan.json"
+    separate_plan = plan or work / f"{label}-plan.json"
     if separate_plan.exists() and not same_file(out / "plan.json", separate_plan):
         raise SystemExit(f"ci's plan JSON differs from plan --format json ({out})")
     differing = [p.name for p in rendered.iterdir() if not same_file(out / "configs" / p.name, p)]
@@ -280,6 +282,63 @@ def report(label: str, stages: list[Stage]) -> None:
     )
 
 
+SCALING = (
+    "validate",
+    "plan --format json > file",
+    "render",
+    "lint",
+    "lint --configs (identical)",
+    "lint --device X (one PR)",
+    CI_STAGE,
+)
+
+
+def scaling(sizes: list[int], work: Path, env: dict[str, str]) -> None:
+    """Each stage at each size (all-SONiC fabrics), and its CPU per 32,768 GPUs: a stage
+    whose cost grows faster than the fabric shows a rising ratio. Also the plan JSON's size
+    (compact, and --expanded at the smallest size)."""
+    table: dict[int, list[Stage]] = {}
+    sizes_mb: dict[int, float] = {}
+    for gpus in sizes:
+        inventory = work / f"scale-{gpus}.yaml"
+        inventory.write_text(generate(gpus, 64, "400G", spine_radix=128, planes=True))
+        inv, rendered, plan = str(inventory), work / f"scale-{gpus}", work / f"scale-{gpus}.json"
+        stages = [
+            run("validate", ["validate", inv], env),
+            run("plan --format json > file", ["plan", inv, "--format", "json"], env, stdout=plan),
+            run("render", ["render", inv, "-o", str(rendered)], env, fresh=rendered),
+            run("lint", ["lint", inv], env),
+            run("lint --configs (identical)", ["lint", inv, "--configs", str(rendered)], env),
+        ]
+        changed = work / f"scale-{gpus}-pr"
+        [device] = changed_copy(rendered, changed, 1 / len(list(rendered.iterdir())))[:1]
+        stages.append(
+            run(
+                "lint --device X (one PR)",
+                ["lint", inv, "--configs", str(changed), "--device", device],
+                env,
+            )
+        )
+        shutil.rmtree(changed)
+        stages.append(one_process(f"scale-{gpus}", inv, rendered, work, env, plan))
+        sizes_mb[gpus] = plan.stat().st_size / 1e6
+        table[gpus] = stages
+        report(f"{gpus} GPUs, all SONiC", stages)
+        print(f"  plan JSON (compact): {sizes_mb[gpus]:.1f} MB", flush=True)
+        shutil.rmtree(rendered)
+        shutil.rmtree(work / f"scale-{gpus}-ci")
+    print("\n  CPU s per stage, and per 32,768 GPUs (linear growth: the same figure)")
+    print(f"  {'stage':<30}" + "".join(f"{gpus:>16}" for gpus in sizes))
+    for index, name in enumerate(SCALING):
+        cells = "".join(
+            f"{table[g][index].cpu:>7.2f} ({table[g][index].cpu * 32768 / g:5.2f})" for g in sizes
+        )
+        print(f"  {name:<30}{cells}")
+    walls = "".join(f"{table[g][-1].wall:>7.2f} s {table[g][-1].rss_mib:>5.0f} M" for g in sizes)
+    print(f"  {'ci wall, peak RSS':<30}{walls}")
+    print("  plan JSON MB" + " " * 18 + "".join(f"{sizes_mb[g]:>16.1f}" for g in sizes))
+
+
 def calibration() -> float:
     """CPU seconds of a fixed pure-Python loop: how fast this machine is right now."""
     started = time.process_time()
@@ -296,6 +355,11 @@ def main() -> None:
         "--repeat", type=int, default=1, help="run each stage N times, keep the fastest"
     )
     parser.add_argument("--floor", metavar="INVENTORY", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--scaling",
+        metavar="GPUS,...",
+        help="instead: each stage at these sizes, all SONiC (e.g. 32768,65536,98304,131072)",
+    )
     args = parser.parse_args()
     global REPEAT
     REPEAT = max(1, args.repeat)
@@ -307,6 +371,14 @@ def main() -> None:
     env = environment(work / "pycache")
     run("warm the bytecode cache", ["lint", "inventories/lab.yaml"], env)
     print(f"machine: sum(range(30,000,000)) takes {calibration():.2f} CPU s (scale by it)")
+    if args.scaling:
+        try:
+            scaling([int(g) for g in args.scaling.split(",")], work, env)
+            print(f"\nmachine at the end: the same loop takes {calibration():.2f} CPU s")
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        return
     fabrics = {
         f"{args.gpus} GPUs, all SONiC": generate(
             args.gpus, 64, "400G", spine_radix=128, planes=True
