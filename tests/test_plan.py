@@ -279,3 +279,8 @@ def test_headroom_takes_a_lower_case_unit_on_the_command_line(run):
     )
     assert lower.code == upper.code == 0
     assert lower.out == upper.out
+
+
+def test_expanded_is_a_form_of_the_json(run):
+    result = run("plan", LAB, "--expanded")
+    assert result.code == 2 and "--format json" in result.err and not result.out

@@ -24,6 +24,8 @@ Value = TypeVar("Value")
 def plan_command(args: argparse.Namespace) -> int:
     # Modules a command may not need are imported where needed: start-up time counts for a
     # one-device lint in a pull request.
+    if args.expanded and args.format != "json":
+        raise UsageError("--expanded is a form of the plan JSON: add --format json")
     inventory = load(args, "plan")
     # the text shows the switches only; the JSON's NICs are planned where they are encoded
     plan = plan_fabric(
