@@ -165,7 +165,7 @@ def test_the_default_ecn_lints_clean_on_its_hardware(run, write, policy):
     text = DEFAULT_ECN_INVENTORY.format().replace("  name: ecn\n", "  name: ecn\n" + policy)
     path = str(write(text))
     result = run("plan", path, "--format", "json")
-    ecn = json.loads(result.out)["devices"]["leaf1"]["ports"]["Ethernet1/1"]["ecn"][0]
+    ecn = expand(json.loads(result.out))["devices"]["leaf1"]["ports"]["Ethernet1/1"]["ecn"][0]
     assert ecn["max_bytes"] == ecn["queue_trigger_bytes"] < 1_500_000
     assert ecn["max_below_trigger"] is True
     lint = run("lint", path)
@@ -182,8 +182,8 @@ def test_a_chosen_kmax_is_kept_and_judged(run, write):
             "{{preset: {preset}}}", policy.replace("{", "{{").replace("}", "}}")
         )
         path = str(write(text.format()))
-        ecn = json.loads(run("plan", path, "--format", "json").out)["devices"]["leaf1"]["ports"][
-            "Ethernet1/1"
-        ]["ecn"][0]
+        ecn = expand(json.loads(run("plan", path, "--format", "json").out))["devices"]["leaf1"][
+            "ports"
+        ]["Ethernet1/1"]["ecn"][0]
         assert ecn["max_bytes"] == 1_500_000, policy
         assert "LL112" in run("lint", path).out, policy
