@@ -45,6 +45,7 @@ LAYERS = {
     "lossless.verify": 4,
     "lossless.deploy": 4,
     "lossless.importers": 4,  # NetBox/Nautobot -> inventory YAML, loaded through inventory/
+    "lossless.simulate": 4,  # one port under incast in time, from a plan
     # the command line
     "lossless.cli": 5,
     "lossless.__main__": 5,

@@ -1,0 +1,78 @@
+"""DCQCN's reaction and notification points (Zhu et al., "Congestion Control for
+Large-Scale RDMA Deployments", SIGCOMM 2015, section 3 and figure 7), with NVIDIA's
+documented defaults for ConnectX-4 and later.
+
+The neutral names are `lossless/hosts/nvidia.py` DCQCN_KNOBS', so an inventory's NIC
+`dcqcn:` settings and `lossless simulate --dcqcn NAME=VALUE` speak the same language.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+# NVIDIA DOCA SDK "DCQCN CC Parameters" (networking-docs.nvidia.com/doca/archive/3-4-0/
+# dcqcn-cc-parameters), the MLNX_OFED column: [SRC] read there; [UNV] the page's rate
+# increase and notification point tables were not read in full here (the values are the mlx5
+# sysfs defaults as widely reported); docs/simulate.md lists them.
+DOCA = "NVIDIA DOCA 3.4 'DCQCN CC Parameters'"
+DEFAULTS: dict[str, tuple[float, str]] = {
+    "alpha_g": (1019, f"dce_tcp_g 1019 (fixed point, 10 fraction bits), {DOCA} [SRC]"),
+    "alpha_update_period_us": (1, f"dce_tcp_rtt 1 us, {DOCA} [SRC]"),
+    "initial_alpha": (1023, f"initial_alpha_value 1023 (/1024), {DOCA} [SRC]"),
+    "rate_on_first_cnp_mbps": (0, f"rate_to_set_on_first_cnp 0 (not used), {DOCA} [SRC]"),
+    "min_decrease_percent": (50, f"rpg_min_dec_fac 50 %, {DOCA} [SRC]"),
+    "min_rate_mbps": (1, f"rpg_min_rate 1 Mb/s, {DOCA} [SRC]"),
+    "rate_reduce_period_us": (4, f"rate_reduce_monitor_period 4 us, {DOCA} [SRC]"),
+    "rate_increase_period_us": (300, f"rpg_time_reset 300 us, {DOCA} [UNV]"),
+    "rate_increase_bytes": (32767, f"rpg_byte_reset 32767 B, {DOCA} [UNV]"),
+    "rate_increase_threshold": (1, f"rpg_threshold 1, {DOCA} [UNV]"),
+    "ai_rate_mbps": (5, f"rpg_ai_rate 5 Mb/s, {DOCA} [UNV]"),
+    "hai_rate_mbps": (50, f"rpg_hai_rate 50 Mb/s, {DOCA} [UNV]"),
+    "cnp_interval_us": (4, f"min_time_between_cnps 4 us, {DOCA} [UNV]"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Dcqcn:
+    """DCQCN constants in the simulation's units (seconds, bits/s, bytes, fractions)."""
+
+    g: float  # alpha's gain: (1024 - dce_tcp_g) / 1024, Zhu's g (1/256 there)
+    alpha_period: float
+    initial_alpha: float
+    rate_on_first_cnp: float  # bits/s, 0: cut as any other CNP
+    min_factor: float  # one cut leaves at least this share of the rate
+    min_rate: float
+    reduce_period: float  # at most one cut per period
+    increase_period: float  # the timer T
+    increase_bytes: float  # the byte counter B
+    threshold: int  # F: stages of fast recovery
+    ai_rate: float
+    hai_rate: float
+    cnp_interval: float
+    sources: dict[str, str]
+
+
+def dcqcn(overrides: dict[str, float] | None = None) -> Dcqcn:
+    """NVIDIA's defaults with these neutral-name overrides (names checked by the caller)."""
+    values = {name: value for name, (value, _) in DEFAULTS.items()}
+    sources = {name: source for name, (_, source) in DEFAULTS.items()}
+    for name, value in (overrides or {}).items():
+        values[name] = value
+        sources[name] = "set for this run"
+    us = 1e-6
+    return Dcqcn(
+        g=(1024 - values["alpha_g"]) / 1024,
+        alpha_period=values["alpha_update_period_us"] * us,
+        initial_alpha=values["initial_alpha"] / 1024,
+        rate_on_first_cnp=values["rate_on_first_cnp_mbps"] * 1e6,
+        min_factor=values["min_decrease_percent"] / 100,
+        min_rate=values["min_rate_mbps"] * 1e6,
+        reduce_period=values["rate_reduce_period_us"] * us,
+        increase_period=values["rate_increase_period_us"] * us,
+        increase_bytes=values["rate_increase_bytes"],
+        threshold=int(values["rate_increase_threshold"]),
+        ai_rate=values["ai_rate_mbps"] * 1e6,
+        hai_rate=values["hai_rate_mbps"] * 1e6,
+        cnp_interval=values["cnp_interval_us"] * us,
+        sources=sources,
+    )

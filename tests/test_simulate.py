@@ -1,0 +1,174 @@
+"""lossless simulate: the headroom model walked frame by frame (oracle 1), the fluid model's
+PFC against the same numbers, and the planned thresholds' behaviour under incast
+(oracle 3), on the lab inventory and copies of it."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import INVENTORIES
+
+from lossless.inventory import load_inventory
+from lossless.plan import FabricPlan
+from lossless.planner.fabric import plan_fabric
+from lossless.simulate.dcqcn import dcqcn
+from lossless.simulate.fluid import simulate
+from lossless.simulate.headroom_check import mix, walk, worst_frame
+from lossless.simulate.scenario import Scenario, scenario
+
+LAB = INVENTORIES / "lab.yaml"
+# A Spectrum-4 port (SONiC's Mellanox model) and a Tomahawk-4 port (the IEEE model the
+# planner uses for Broadcom), both of the lab
+SPECTRUM = ("leaf1", "Ethernet0")
+BROADCOM = ("spine1", "Ethernet1/1")
+
+
+@cache
+def _plan(path: Path, device: str) -> FabricPlan:
+    return plan_fabric(load_inventory(str(path)), [device])
+
+
+def _derivation(device: str, port: str, path: Path = LAB) -> dict:
+    plan = _plan(path, device)
+    return plan.derivations[plan.devices[device].ports[port].headroom[0].derivation]
+
+
+# --- oracle 1: the headroom, to the byte ---------------------------------------------------
+
+
+def test_the_worst_frame_is_found_by_trying_every_size():
+    # 64-byte frames waste the most of a 254-byte cell: 254 buffer bytes for 84 on the wire
+    assert worst_frame(254, 9100) == 64
+    # a cell of 96: 97-byte frames take two cells (192) for 117 wire bytes, 1.64 > 96/84
+    assert worst_frame(96, 9100) == 97
+
+
+def test_broadcom_walk_equals_the_ieee_model_within_a_cell():
+    d = _derivation(*BROADCOM)
+    w = walk(d)
+    cell = d["constants"]["cell_size"]["value"]
+    assert w.model == "ieee-8021qbb"
+    assert 0 <= w.wire_bytes - w.model_in_flight < cell
+    assert abs(w.cell_bytes - w.model_xoff) < cell
+    # the walk's events in order: the pause leaves after the frame in progress and itself
+    times = [t for _, t in w.events]
+    assert times == sorted(times)
+
+
+def test_spectrum_walk_equals_sonic_in_flight_within_a_cell():
+    d = _derivation(*SPECTRUM)
+    w = walk(d)
+    cell = d["constants"]["cell_size"]["value"]
+    assert w.model == "sonic-mellanox"
+    assert 0 <= w.wire_bytes - w.model_in_flight < cell
+    # SONiC sizes xoff for its traffic mix (small_packet_percent of 64-byte frames, the rest
+    # at lossless_mtu): the mix fits the planned xoff ...
+    inputs = d["inputs"]
+    mixed = walk(d, sizes=mix(inputs["small_packet_percent"], inputs["lossless_mtu"]))
+    assert mixed.cell_bytes <= mixed.model_xoff
+    # ... all-64-byte traffic does not (docs/simulate.md: the difference explained)
+    assert w.cell_bytes > w.model_xoff
+
+
+def _single(device: str, port: str, **sender_changes) -> Scenario:
+    sc = scenario(_plan(LAB, device), device, port, 2)
+    senders = tuple(dataclasses.replace(s, **sender_changes) for s in sc.senders)
+    return dataclasses.replace(sc, senders=senders)
+
+
+@pytest.mark.parametrize("where", [SPECTRUM, BROADCOM])
+def test_fluid_pfc_without_cc_fills_headroom_with_the_in_flight_bytes(where):
+    sc = _single(*where)
+    step = 10e-9
+    result = simulate(sc, None, 100e-6, step_s=step, drain=False)
+    assert result.first_pause_s is not None
+    assert result.dropped_bytes == 0
+    for sender, came, used in zip(sc.senders, result.after_pause, result.max_headroom, strict=True):
+        expected = sender.in_flight + sender.sender_frame
+        # every delay is rounded to a step: one step's bytes either way
+        assert abs(came - expected) <= sender.speed_bps * step / 8 * 2
+        assert used == pytest.approx(came)
+        assert used <= sender.xoff
+
+
+@pytest.mark.parametrize("where", [SPECTRUM, BROADCOM])
+def test_xoff_below_the_in_flight_bytes_drops(where):
+    plan_sc = _single(*where)
+    cut = int(plan_sc.senders[0].in_flight * 0.8)
+    sc = _single(*where, xoff=cut)
+    result = simulate(sc, None, 100e-6, step_s=10e-9, drain=False)
+    assert result.dropped_bytes > 0
+    assert simulate(plan_sc, None, 100e-6, step_s=10e-9, drain=False).dropped_bytes == 0
+    assert walk(_derivation(*where)).wire_bytes > cut
+
+
+# --- oracle 3: behaviour, on copies of the lab inventory --------------------------------------
+
+PLANNED_ECN = "ecn: {preset: nvidia, max_bytes: 500000}"
+
+
+def _lab_with(tmp_path: Path, ecn: str) -> Path:
+    text = LAB.read_text()
+    assert PLANNED_ECN in text
+    copy = tmp_path / "lab.yaml"
+    copy.write_text(text.replace(PLANNED_ECN, ecn))
+    return copy
+
+
+def _run(path: Path, incast: int | None, where=SPECTRUM, duration=100e-6):
+    device, port = where
+    sc = scenario(plan_fabric(load_inventory(str(path)), [device]), device, port, incast)
+    return sc, simulate(sc, dcqcn(), duration)
+
+
+def test_kmin_above_what_the_pgs_hold_at_the_trigger_pauses_before_marking(tmp_path):
+    # At N:1 one egress queue holds every sender's PG: PFC fires when each holds T, the queue
+    # N * T (leaf1 at its real fan-in of 3: 3 * 525100 bytes). Kmin above that: pause first.
+    sc, planned = _run(LAB, None)
+    assert len(sc.senders) == 3 and sc.trigger == 525100
+    assert not planned.pause_before_mark
+    high = 3 * 525100 + 100_000
+    path = _lab_with(tmp_path, f"ecn: {{min_bytes: {high}, max_bytes: {high + 500_000}}}")
+    _, raised = _run(path, None)
+    assert raised.pause_before_mark
+    assert raised.first_pause_s < raised.first_mark_s
+
+
+def test_kmin_above_the_trigger_alone_still_marks_first_at_three_to_one(tmp_path):
+    # The planner's check (Kmin < T/f, LL112) compares one PG's trigger with the queue: at
+    # 3:1 the queue holds three PGs, so a Kmin just above T still marks first (docs/simulate.md)
+    path = _lab_with(tmp_path, "ecn: {min_bytes: 600000, max_bytes: 900000}")
+    _, result = _run(path, None)
+    assert not result.pause_before_mark
+
+
+@pytest.mark.parametrize("incast", [None, 16])
+def test_lower_pmax_delays_the_first_rate_cut(tmp_path, incast):
+    _, planned = _run(LAB, incast)
+    _, lower = _run(_lab_with(tmp_path, PLANNED_ECN[:-1] + ", probability_percent: 20}"), incast)
+    assert lower.first_cut_s - planned.first_cut_s >= 2e-7  # two steps or more
+
+
+@pytest.mark.parametrize("incast", [None, 16])
+def test_higher_kmax_delays_the_first_rate_cut(tmp_path, incast):
+    _, planned = _run(LAB, incast)
+    _, higher = _run(_lab_with(tmp_path, "ecn: {preset: nvidia, max_bytes: 2000000}"), incast)
+    assert higher.first_cut_s - planned.first_cut_s >= 2e-7
+
+
+@pytest.mark.parametrize("where", [SPECTRUM, BROADCOM])
+@pytest.mark.parametrize("incast", [16, 64])
+def test_the_planned_thresholds_mark_first(where, incast):
+    _, result = _run(LAB, incast, where)
+    assert result.first_mark_s is not None
+    assert not result.pause_before_mark
+
+
+def test_without_congestion_control_nothing_is_cut_and_the_port_pauses():
+    sc = scenario(_plan(LAB, SPECTRUM[0]), *SPECTRUM, 16)
+    result = simulate(sc, None, 50e-6)
+    assert result.first_cut_s is None and result.first_pause_s is not None
+    assert result.dropped_bytes == 0  # the planned headroom holds
