@@ -4,13 +4,17 @@ PFC against the same numbers, and the planned thresholds' behaviour under incast
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
+import json
 from functools import cache
 from pathlib import Path
 
 import pytest
 from conftest import INVENTORIES
 
+from lossless.cli.main import main
 from lossless.inventory import load_inventory
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
@@ -172,3 +176,64 @@ def test_without_congestion_control_nothing_is_cut_and_the_port_pauses():
     result = simulate(sc, None, 50e-6)
     assert result.first_cut_s is None and result.first_pause_s is not None
     assert result.dropped_bytes == 0  # the planned headroom holds
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_simulate_json_reports_the_port(capsys):
+    code = main(["simulate", str(LAB), "--device", "leaf1", "--incast", "16", "--duration", "0.1",
+                 "--format", "json"])  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (out["port"], out["senders"], out["fan_in"]) == ("Ethernet0", 16, 3)
+    assert (out["kmin_bytes"], out["kmax_bytes"], out["pfc_trigger_bytes"]) == (
+        150000, 500000, 525100)  # fmt: skip
+    assert out["first_mark_us"] < out["first_pause_us"]
+    assert not out["pauses_before_marking"]
+    assert len(out["throughput_gbps"]) == 16 and 0 < out["fairness"] <= 1
+    assert out["queue"][0]["us"] == 0
+
+
+def test_simulate_csv_has_one_row_a_microsecond(capsys):
+    assert main(["simulate", str(LAB), "--device", "spine1", "--duration", "0.05",
+                 "--format", "csv", "--no-cc"]) == 0  # fmt: skip
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0] == ["us", "queue_bytes", "kmin_bytes", "kmax_bytes", "pfc_trigger_bytes"]
+    assert len(rows) == 1 + 50
+
+
+def test_simulate_text_names_first_mark_and_pause(capsys):
+    assert main(["simulate", str(LAB), "--device", "leaf1", "--duration", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "first ECN mark" in out and "first pause" in out and "Jain's fairness" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--device", "nope"], "no device 'nope'"),
+        (["--device", "leaf1", "--port", "Ethernet9"], "leaf1 has no port 'Ethernet9'"),
+        (["--device", "leaf1", "--incast", "0"], "--incast must be between 1 and 4096"),
+        (["--device", "leaf1", "--duration", "-1"], "--duration must be more than 0"),
+        (["--device", "leaf1", "--duration", "2000"], "--duration must be more than 0"),
+        (["--device", "leaf1", "--step", "0"], "--step must be more than 0"),
+        (["--device", "leaf1", "--dcqcn", "g"], "NAME=VALUE"),
+        (["--device", "leaf1", "--dcqcn", "alpha_g=x"], "'x' is not a number >= 0"),
+        (["--device", "leaf1", "--dcqcn", "alpha_g=-1"], "is not a number >= 0"),
+    ],
+)
+def test_simulate_bad_input_exits_2_with_a_message(capsys, extra, message):
+    assert main(["simulate", str(LAB), *extra]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "Traceback" not in captured.err
+    assert captured.out == ""
+
+
+def test_dcqcn_option_changes_the_run(capsys):
+    args = ["simulate", str(LAB), "--device", "leaf1", "--duration", "0.05", "--format", "json"]
+    main(args)
+    planned = json.loads(capsys.readouterr().out)
+    main([*args, "--dcqcn", "cnp_interval_us=50", "--dcqcn", "rate_reduce_period_us=50"])
+    slower = json.loads(capsys.readouterr().out)
+    assert slower["queue_mean_bytes"] != planned["queue_mean_bytes"]

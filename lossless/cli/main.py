@@ -36,6 +36,7 @@ COMMANDS = {
     "diff": ("deploy", "diff_command"),
     "push": ("deploy", "push_command"),
     "verify": ("verify", "verify_command"),
+    "simulate": ("simulate", "simulate_command"),
     "completion": ("completion", "completion_command"),
 }
 

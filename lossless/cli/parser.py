@@ -400,6 +400,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_headroom_arguments(headroom)
 
+    simulate = commands.add_parser(
+        "simulate",
+        help="one port under N:1 incast in time: PFC, ECN and DCQCN with the plan's numbers",
+    )
+    simulate.add_argument("inventory")
+    simulate.add_argument("--device", required=True, help="the switch")
+    simulate.add_argument(
+        "--port", help="its egress port (default: the first lossless port others send into)"
+    )
+    simulate.add_argument(
+        "--incast", type=int, metavar="N", help="senders (default: the port's real fan-in)"
+    )
+    simulate.add_argument(
+        "--duration", type=finite_float, default=10.0, metavar="MS", help="simulated ms (10)"
+    )
+    simulate.add_argument(
+        "--step", type=finite_float, default=100.0, metavar="NS", help="model step in ns (100)"
+    )
+    simulate.add_argument(
+        "--dcqcn",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a DCQCN constant instead of NVIDIA's default (docs/simulate.md lists them)",
+    )
+    simulate.add_argument("--no-cc", action="store_true", help="congestion control off: PFC alone")
+    simulate.add_argument("--format", choices=["text", "json", "csv"], default="text")
+
     schema = commands.add_parser(
         "schema", help="print or export a JSON Schema (for editors and other tools)"
     )
