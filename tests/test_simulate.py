@@ -237,3 +237,27 @@ def test_dcqcn_option_changes_the_run(capsys):
     main([*args, "--dcqcn", "cnp_interval_us=50", "--dcqcn", "rate_reduce_period_us=50"])
     slower = json.loads(capsys.readouterr().out)
     assert slower["queue_mean_bytes"] != planned["queue_mean_bytes"]
+
+
+def test_the_first_cut_is_zhu_et_al_with_nvidias_initial_alpha():
+    # Zhu et al. 2015 figure 7: on a CNP, RT = RC and RC = RC (1 - alpha/2); NVIDIA sets
+    # alpha to initial_alpha_value / 1024 = 1023/1024 on a flow's first CNP (DOCA "DCQCN CC
+    # Parameters"). Stop the run one step after the first cut: every sender is at that rate.
+    sc = scenario(_plan(LAB, SPECTRUM[0]), *SPECTRUM, 2)
+    first = simulate(sc, dcqcn(), 50e-6).first_cut_s
+    assert first is not None
+    result = simulate(sc, dcqcn(), first + 100e-9)
+    cut = result.rates[result.rates < 400e9]
+    assert len(cut) >= 1
+    assert cut == pytest.approx(400e9 * (1 - 1023 / 2048))
+
+
+def test_no_cut_is_deeper_than_min_decrease_percent():
+    # rpg_min_dec_fac: one cut leaves at least this share of the rate (DOCA); at 80 % and an
+    # initial alpha of 1023/1024 the cut is 20 %, not 50 %
+    sc = scenario(_plan(LAB, SPECTRUM[0]), *SPECTRUM, 2)
+    cc = dcqcn({"min_decrease_percent": 80})
+    first = simulate(sc, cc, 50e-6).first_cut_s
+    assert first is not None
+    result = simulate(sc, cc, first + 100e-9)
+    assert result.rates[result.rates < 400e9] == pytest.approx(400e9 * 0.8)
