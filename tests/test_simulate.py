@@ -219,8 +219,11 @@ def test_simulate_text_names_first_mark_and_pause(capsys):
         (["--device", "leaf1", "--duration", "2000"], "--duration must be more than 0"),
         (["--device", "leaf1", "--step", "0"], "--step must be more than 0"),
         (["--device", "leaf1", "--dcqcn", "g"], "NAME=VALUE"),
-        (["--device", "leaf1", "--dcqcn", "alpha_g=x"], "'x' is not a number >= 0"),
-        (["--device", "leaf1", "--dcqcn", "alpha_g=-1"], "is not a number >= 0"),
+        (["--device", "leaf1", "--dcqcn", "alpha_g=x"], "'x' is not a number between 0"),
+        (["--device", "leaf1", "--dcqcn", "alpha_g=-1"], "is not a number between 0 and 1023"),
+        (["--device", "leaf1", "--dcqcn", "alpha_g=2000"], "is not a number between 0 and 1023"),
+        (["--device", "leaf1", "--dcqcn", "rate_increase_bytes=0"], "is not a number >= 1"),
+        (["--device", "leaf1", "--dcqcn", "ai_rate_mbps=inf"], "is not a number >= 0"),
     ],
 )
 def test_simulate_bad_input_exits_2_with_a_message(capsys, extra, message):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 
 from lossless.cli.inputs import load
 from lossless.errors import UsageError
 from lossless.inventory.schema import suggest
 from lossless.planner.fabric import plan_fabric
-from lossless.simulate.dcqcn import DEFAULTS, dcqcn
+from lossless.simulate.dcqcn import DEFAULTS, RANGES, dcqcn
 from lossless.simulate.fluid import Result, simulate
 from lossless.simulate.scenario import Scenario, ScenarioError, fan_in, scenario
 from lossless.text.printable import printable
@@ -33,8 +34,13 @@ def _dcqcn_overrides(pairs: list[str]) -> dict[str, float]:
             number = float(value)
         except ValueError:
             number = float("nan")
-        if not number >= 0 or number == float("inf"):
-            raise UsageError(f"--dcqcn {name}: {printable(value)!r} is not a number >= 0")
+        low, high = RANGES[name]
+        if not low <= number <= (float("inf") if high is None else high) or math.isinf(number):
+            upper = f" and {high:g}" if high is not None else ""
+            raise UsageError(
+                f"--dcqcn {name}: {printable(value)!r} is not a number "
+                + (f"between {low:g}{upper}" if high is not None else f">= {low:g}")
+            )
         overrides[name] = number
     return overrides
 
@@ -151,7 +157,8 @@ def _bar(value: float, scale: float, marks: dict[int, str], width: int = 50) -> 
 def text_lines(sc: Scenario, result: Result, cc: bool) -> list[str]:
     throughput = result.throughput_bps / 1e9
     lines = [
-        f"{sc.device} {sc.port}: {sc.speed_bps / 1e9:g}G, {len(sc.senders)} senders "
+        f"{printable(sc.device)} {printable(sc.port)}: {sc.speed_bps / 1e9:g}G, "
+        f"{len(sc.senders)} senders "
         f"(fan-in {sc.fan_in}), {result.duration_s * 1e3:g} ms in steps of "
         f"{result.step_s * 1e9:g} ns, congestion control {'DCQCN' if cc else 'off'}",
         f"  ECN Kmin {sc.kmin} B, Kmax {sc.kmax} B, Pmax {sc.pmax * 100:g} %; "

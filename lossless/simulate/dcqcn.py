@@ -32,6 +32,25 @@ DEFAULTS: dict[str, tuple[float, str]] = {
 }
 
 
+# The values each knob takes (DOCA's "Values" column where it gives one; a period or a
+# counter of 0 would make the model step forever): (lowest, highest), None: no bound.
+RANGES: dict[str, tuple[float, float | None]] = {
+    "alpha_g": (0, 1023),
+    "alpha_update_period_us": (1, 131071),
+    "initial_alpha": (1, 1023),
+    "rate_on_first_cnp_mbps": (0, None),
+    "min_decrease_percent": (0, 100),
+    "min_rate_mbps": (1, None),
+    "rate_reduce_period_us": (1, None),
+    "rate_increase_period_us": (1, None),
+    "rate_increase_bytes": (1, None),
+    "rate_increase_threshold": (1, None),
+    "ai_rate_mbps": (0, None),
+    "hai_rate_mbps": (0, None),
+    "cnp_interval_us": (0, None),
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class Dcqcn:
     """DCQCN constants in the simulation's units (seconds, bits/s, bytes, fractions)."""
