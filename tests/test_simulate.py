@@ -264,3 +264,17 @@ def test_no_cut_is_deeper_than_min_decrease_percent():
     assert first is not None
     result = simulate(sc, cc, first + 100e-9)
     assert result.rates[result.rates < 400e9] == pytest.approx(400e9 * 0.8)
+
+
+@pytest.mark.parametrize("where", [SPECTRUM, BROADCOM])
+def test_each_pause_counts_only_its_own_bytes(where):
+    # Without congestion control the PGs pause and resume again and again; the bytes one
+    # pause lets in stay the in-flight bytes (a count carried over from the last pause, after
+    # every PG had resumed, would grow with each one)
+    device, port = where
+    sc = scenario(_plan(LAB, device), device, port, 2)
+    result = simulate(sc, None, 400e-6)
+    assert result.paused_share > 0
+    for sender, came in zip(sc.senders, result.after_pause, strict=True):
+        step_bytes = sender.speed_bps * result.step_s / 8
+        assert came <= sender.in_flight + sender.sender_frame + 2 * step_bytes
