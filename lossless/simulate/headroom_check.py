@@ -27,7 +27,7 @@ import dataclasses
 import math
 from typing import Any
 
-from lossless.simulate.scenario import ScenarioError
+from lossless.simulate.scenario import ScenarioError, step_values
 
 WIRE_OVERHEAD = 20  # preamble 8 + inter-frame gap 12 bytes (IEEE 802.3 Clause 4.4.2)
 MIN_FRAME = 64
@@ -60,14 +60,10 @@ def worst_frame(cell: int, mtu: int) -> int:
     )
 
 
-def _steps(derivation: dict[str, Any]) -> dict[str, float]:
-    return {step["name"]: step["value"] for step in derivation.get("steps", [])}
-
-
 def _phases(derivation: dict[str, Any]) -> tuple[list[tuple[str, float]], float, float]:
     """(the events before the sender stops, each with its duration in bytes; the link's
     one-way delay in bytes; the sender's last frame in bytes) from the model's own steps."""
-    steps = _steps(derivation)
+    steps = step_values(derivation)
     model = derivation.get("model")
     if model == "ieee-8021qbb":
         one_way = (steps["interface"] + steps["gearbox"] + steps["cable"]) / 2 / 8
@@ -133,7 +129,7 @@ def walk(
     last_frame = int(last)
     cells += math.ceil(last_frame / cell)
     events.append(("the sender's last frame is in", start + last_frame + one_way))
-    steps = _steps(derivation)
+    steps = step_values(derivation)
     return Walk(
         model=str(derivation.get("model")),
         cell=cell,

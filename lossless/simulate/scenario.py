@@ -48,16 +48,9 @@ class Scenario:
     fan_in: int  # the ports the topology gives; senders beyond it repeat them
     sources: dict[str, str]
 
-    def with_ecn(self, kmin: int | None, kmax: int | None, pmax: float | None) -> Scenario:
-        return dataclasses.replace(
-            self,
-            kmin=self.kmin if kmin is None else kmin,
-            kmax=self.kmax if kmax is None else kmax,
-            pmax=self.pmax if pmax is None else pmax,
-        )
 
-
-def _steps(derivation: dict[str, Any]) -> dict[str, float]:
+def step_values(derivation: dict[str, Any]) -> dict[str, float]:
+    """A derivation's steps by name (a later step of the same name wins)."""
     return {step["name"]: step["value"] for step in derivation.get("steps", [])}
 
 
@@ -75,7 +68,7 @@ def in_flight(derivation: dict[str, Any]) -> tuple[float, float]:
     """(wire bytes after the trigger, the sender's last frame) as the headroom model has them:
     the IEEE model's in_flight and sender_frame; SONiC-Mellanox's in_flight and m, the
     lossless MTU its xoff adds outside the cell occupancy."""
-    steps = _steps(derivation)
+    steps = step_values(derivation)
     if "in_flight" not in steps:
         raise ScenarioError(f"the headroom derivation ({derivation.get('model')}) has no in_flight")
     if "sender_frame" in steps:
