@@ -11,10 +11,13 @@ from __future__ import annotations
 import dataclasses
 
 # NVIDIA DOCA SDK "DCQCN CC Parameters" (networking-docs.nvidia.com/doca/archive/3-4-0/
-# dcqcn-cc-parameters), the MLNX_OFED column: [SRC] read there; [UNV] the page's rate
-# increase and notification point tables were not read in full here (the values are the mlx5
-# sysfs defaults as widely reported); docs/simulate.md lists them.
+# dcqcn-cc-parameters), the MLNX_OFED column: [SRC] read there. [2ND]: that page's
+# rate-increase and notification-point rows were not read here; the values are those an
+# `mlxconfig query` of a ConnectX adapter with untouched DCQCN settings prints (RPG_*,
+# MIN_TIME_BETWEEN_CNPS, in a public mailing-list thread), which agree with every [SRC] row.
+# docs/simulate.md lists them.
 DOCA = "NVIDIA DOCA 3.4 'DCQCN CC Parameters'"
+QUERY = "mlxconfig query of a ConnectX adapter"
 DEFAULTS: dict[str, tuple[float, str]] = {
     "alpha_g": (1019, f"dce_tcp_g 1019 (fixed point, 10 fraction bits), {DOCA} [SRC]"),
     "alpha_update_period_us": (1, f"dce_tcp_rtt 1 us, {DOCA} [SRC]"),
@@ -23,12 +26,12 @@ DEFAULTS: dict[str, tuple[float, str]] = {
     "min_decrease_percent": (50, f"rpg_min_dec_fac 50 %, {DOCA} [SRC]"),
     "min_rate_mbps": (1, f"rpg_min_rate 1 Mb/s, {DOCA} [SRC]"),
     "rate_reduce_period_us": (4, f"rate_reduce_monitor_period 4 us, {DOCA} [SRC]"),
-    "rate_increase_period_us": (300, f"rpg_time_reset 300 us, {DOCA} [UNV]"),
-    "rate_increase_bytes": (32767, f"rpg_byte_reset 32767 B, {DOCA} [UNV]"),
-    "rate_increase_threshold": (1, f"rpg_threshold 1, {DOCA} [UNV]"),
-    "ai_rate_mbps": (5, f"rpg_ai_rate 5 Mb/s, {DOCA} [UNV]"),
-    "hai_rate_mbps": (50, f"rpg_hai_rate 50 Mb/s, {DOCA} [UNV]"),
-    "cnp_interval_us": (4, f"min_time_between_cnps 4 us, {DOCA} [UNV]"),
+    "rate_increase_period_us": (300, f"rpg_time_reset 300 us (RPG_TIME_RESET), {QUERY} [2ND]"),
+    "rate_increase_bytes": (32767, f"rpg_byte_reset 32767 B (RPG_BYTE_RESET), {QUERY} [2ND]"),
+    "rate_increase_threshold": (1, f"rpg_threshold 1 (RPG_THRESHOLD), {QUERY} [2ND]"),
+    "ai_rate_mbps": (5, f"rpg_ai_rate 5 Mb/s (RPG_AI_RATE), {QUERY} [2ND]"),
+    "hai_rate_mbps": (50, f"rpg_hai_rate 50 Mb/s (RPG_HAI_RATE), {QUERY} [2ND]"),
+    "cnp_interval_us": (2, f"min_time_between_cnps 2 us (MIN_TIME_BETWEEN_CNPS), {QUERY} [2ND]"),
 }
 
 
