@@ -32,9 +32,11 @@ def answers(name: str) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def nautobot(recorded: list[dict[str, Any]], status: int | None = None) -> Iterator[list[Any]]:
-    """A Nautobot answering POST /api/graphql/ with the recorded answers in order; yields the
-    request bodies."""
+def nautobot(
+    recorded: list[dict[str, Any]], status: int | None = None, version: str = "2.4.44"
+) -> Iterator[list[Any]]:
+    """A Nautobot `version` (its /api/status/) answering POST /api/graphql/ with the recorded
+    answers in order; yields the request bodies."""
     bodies: list[Any] = []
 
     def answer(request: Any) -> tuple[int, dict[str, str], str]:
@@ -47,6 +49,7 @@ def nautobot(recorded: list[dict[str, Any]], status: int | None = None) -> Itera
 
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add_callback(responses.POST, f"{URL}/api/graphql/", callback=answer)
+        mock.add(responses.GET, f"{URL}/api/status/", json={"nautobot-version": version})
         yield bodies
 
 
@@ -142,6 +145,7 @@ def paging_nautobot(data: dict[str, list[Any]], honour_limit: bool = True) -> It
 
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add_callback(responses.POST, f"{URL}/api/graphql/", callback=answer)
+        mock.add(responses.GET, f"{URL}/api/status/", json={"nautobot-version": "2.4.44"})
         yield bodies
 
 
