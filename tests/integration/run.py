@@ -40,7 +40,9 @@ from servers import (  # noqa: E402
     services,
 )
 
-PINS = {"netbox": "netbox==4.7.3", "nautobot": "nautobot==3.2.7"}
+# the newest NetBox (4.x needs Python 3.12) and Nautobot (3.x) on PyPI; --nautobot 2.4.44 adds
+# the LTS release
+NETBOX, NAUTOBOT = "4.7.3", "3.2.7"
 MAPPING = ROOT / "inventories" / "netbox" / "lab-mapping.yaml"
 LAB = ROOT / "inventories" / "lab.yaml"
 LOSSLESS = [sys.executable, "-m", "lossless"]
@@ -241,10 +243,12 @@ def capture(server: Server, target: Path) -> None:
 # -- main -----------------------------------------------------------------------------------
 
 
-def run(kind: str, work: Path, scratch: Path, svc: Any, capture_to: Path | None) -> None:
+def run(
+    kind: str, version: str, work: Path, scratch: Path, svc: Any, capture_to: Path | None
+) -> None:
     start = time.monotonic()
     serve = netbox if kind == "netbox" else nautobot
-    with serve(work, scratch, svc, PINS[kind]) as server:
+    with serve(work, scratch, svc, f"{kind}=={version}") as server:
         ready = time.monotonic()
         print(f"{server.kind} {server.version}: up in {ready - start:.0f} s", flush=True)
         rest = Rest(server.url, server.header)
@@ -254,7 +258,7 @@ def run(kind: str, work: Path, scratch: Path, svc: Any, capture_to: Path | None)
         print(f"  ok  the lab loaded through the REST API in {loaded - ready:.0f} s", flush=True)
         if capture_to is not None:
             capture(server, capture_to / f"captured-{server.version}.json")
-        folder = scratch / f"{kind}-work"
+        folder = scratch / f"{kind}-{version}-work"
         folder.mkdir()
         scenarios(server, loader, folder)
         print(f"{server.kind} {server.version}: checks in {time.monotonic() - loaded:.0f} s")
@@ -264,15 +268,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=["netbox", "nautobot"])
     parser.add_argument("--capture", action="store_true")
+    parser.add_argument(
+        "--nautobot", action="append", metavar="VERSION", help=f"(repeatable; {NAUTOBOT})"
+    )
     parser.add_argument("--work", type=Path, default=ROOT / ".servers", help="venv cache")
     args = parser.parse_args(argv)
     args.work.mkdir(exist_ok=True)
     start = time.monotonic()
     try:
         with scratch_folder() as scratch, services(scratch) as svc:
-            for kind in [args.only] if args.only else ["netbox", "nautobot"]:
-                data = ROOT / "tests" / "data" / kind
-                run(kind, args.work, scratch, svc, data if args.capture else None)
+            runs = [("netbox", NETBOX)] + [("nautobot", v) for v in args.nautobot or [NAUTOBOT]]
+            for kind, version in runs:
+                if args.only in (None, kind):
+                    data = ROOT / "tests" / "data" / kind
+                    run(kind, version, args.work, scratch, svc, data if args.capture else None)
     except ServerError as error:
         print(f"integration: {error}", file=sys.stderr)
         return 2

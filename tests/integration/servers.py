@@ -89,9 +89,9 @@ def find_python() -> Path:
     return best[1]
 
 
-def venv(work: Path, name: str, requirement: str) -> Path:
-    """work/NAME-venv with `requirement` installed (kept between runs); its bin folder."""
-    folder = work / f"{name}-venv"
+def venv(work: Path, requirement: str) -> Path:
+    """work/NAME-VERSION-venv with `requirement` installed (kept between runs); its bin."""
+    folder = work / f"{requirement.replace('==', '-')}-venv"
     marker = folder / "lossless-requirement.txt"
     if marker.is_file() and marker.read_text() == requirement:
         return folder / "bin"
@@ -225,16 +225,16 @@ def _wait_port(port: int, what: str, process: subprocess.Popen[bytes], seconds: 
     raise ServerError(f"{what} did not listen on 127.0.0.1:{port} within {seconds:.0f} s")
 
 
+def _database(requirement: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", requirement.lower())
+
+
 def migrated_database(
-    services: Services,
-    name: str,
-    work: Path,
-    requirement: str,
-    migrate: list[str],
-    env: dict[str, str],
+    services: Services, work: Path, requirement: str, migrate: list[str], env: dict[str, str]
 ) -> None:
     """The database `name`, migrated: restored from work's dump of an earlier run of the same
     requirement (a migration of NetBox or Nautobot takes minutes), else migrated and dumped."""
+    name = _database(requirement)
     connect = ["-h", "127.0.0.1", "-p", str(services.pg_port), "-U", "postgres"]
     _run([_postgres_bin("psql"), *connect, "-q", "-c", f"CREATE DATABASE {name}"])
     dump = work / f"{requirement.replace('==', '-')}.dump"
@@ -285,7 +285,7 @@ def _serving(
 
 NETBOX_CONFIG = """\
 ALLOWED_HOSTS = ["127.0.0.1"]
-DATABASES = {{"default": {{"NAME": "netbox", "USER": "postgres", "HOST": "127.0.0.1",
+DATABASES = {{"default": {{"NAME": "{database}", "USER": "postgres", "HOST": "127.0.0.1",
     "PORT": "{pg}", "ENGINE": "django.db.backends.postgresql"}}}}
 REDIS = {{
     "tasks": {{"HOST": "127.0.0.1", "PORT": {redis}, "DATABASE": 0, "SSL": False}},
@@ -299,11 +299,12 @@ API_TOKEN_PEPPERS = {{1: "{pepper}"}}
 @contextlib.contextmanager
 def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterator[Server]:
     """NetBox from PyPI, migrated, a superuser, a v2 token, served by its runserver."""
-    bin_ = venv(work, "netbox", requirement)
-    root = scratch / "netbox"
+    bin_ = venv(work, requirement)
+    root = scratch / requirement.replace("==", "-")
     (root / "conf").mkdir(parents=True)
     (root / "conf/configuration.py").write_text(
         NETBOX_CONFIG.format(
+            database=_database(requirement),
             pg=svc.pg_port,
             redis=svc.redis_port,
             secret=secrets.token_urlsafe(48),
@@ -312,7 +313,9 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
     )
     env = {**os.environ, "NETBOX_ROOT": str(root)}
     manage = [str(bin_ / "netbox")]
-    migrated_database(svc, "netbox", work, requirement, [*manage, "migrate", "--no-input"], env)
+    migrated_database(
+        svc, _database(requirement), work, requirement, [*manage, "migrate", "--no-input"], env
+    )
     password = secrets.token_urlsafe(16)
     _run(
         [
@@ -329,7 +332,7 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
     version = _run([*manage, "version"], env=env).strip()
     port = free_port()
     command = [*manage, "runserver", f"127.0.0.1:{port}", "--noreload", "--insecure"]
-    with _serving(command, env, port, scratch / "logs/netbox.log") as process:
+    with _serving(command, env, port, scratch / f"logs/{root.name}.log") as process:
         url = f"http://127.0.0.1:{port}"
         answer = requests.post(
             f"{url}/api/users/tokens/provision/",
@@ -354,8 +357,8 @@ ALLOWED_HOSTS = ["127.0.0.1"]
 @contextlib.contextmanager
 def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterator[Server]:
     """Nautobot from PyPI, migrated, a superuser and its token, served by its runserver."""
-    bin_ = venv(work, "nautobot", requirement)
-    root = scratch / "nautobot"
+    bin_ = venv(work, requirement)
+    root = scratch / requirement.replace("==", "-")
     root.mkdir()
     config = root / "nautobot_config.py"
     config.write_text(NAUTOBOT_CONFIG)
@@ -366,13 +369,15 @@ def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iter
         "NAUTOBOT_DB_HOST": "127.0.0.1",
         "NAUTOBOT_DB_PORT": str(svc.pg_port),
         "NAUTOBOT_DB_USER": "postgres",
-        "NAUTOBOT_DB_NAME": "nautobot",
+        "NAUTOBOT_DB_NAME": _database(requirement),
         "NAUTOBOT_REDIS_HOST": "127.0.0.1",
         "NAUTOBOT_REDIS_PORT": str(svc.redis_port),
         "NAUTOBOT_SECRET_KEY": secrets.token_urlsafe(48),
     }
     manage = [str(bin_ / "nautobot-server")]
-    migrated_database(svc, "nautobot", work, requirement, [*manage, "migrate", "--no-input"], env)
+    migrated_database(
+        svc, _database(requirement), work, requirement, [*manage, "migrate", "--no-input"], env
+    )
     _run(
         [
             *manage,
@@ -404,7 +409,7 @@ def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iter
     version = _run([str(bin_ / "python"), "-c", "import nautobot; print(nautobot.__version__)"])
     port = free_port()
     command = [*manage, "runserver", f"127.0.0.1:{port}", "--noreload", "--insecure"]
-    with _serving(command, env, port, scratch / "logs/nautobot.log") as process:
+    with _serving(command, env, port, scratch / f"logs/{root.name}.log") as process:
         yield Server(
             "Nautobot",
             version.strip(),
