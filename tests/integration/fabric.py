@@ -17,6 +17,7 @@ as objects, IP addresses in a namespace, assigned through `ipam/ip-address-to-in
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -100,6 +101,11 @@ class Loader:
 
     def unit_length(self, length: Any, unit: str) -> tuple[Any, str]:
         return length, unit
+
+    def breakouts(self, leaf: Any, nics: list[Any], version: str) -> Iterator[tuple[str, Any]]:
+        """A breakout cable from the leaf interface to the NICs, each way the server has (the
+        caller deletes each before the next): (how, cable id)."""
+        raise NotImplementedError
 
     # -- the lab ----------------------------------------------------------------------------
     def load_lab(self) -> None:
@@ -233,6 +239,18 @@ class NetBoxLoader(Loader):
             **more,
         )["id"]
 
+    def breakouts(self, leaf: Any, nics: list[Any], version: str) -> Iterator[tuple[str, Any]]:
+        for profile in (None, "breakout-1c2p-2c1p"):
+            cable = self.cable(
+                [("interface", leaf)],
+                [("interface", nic) for nic in nics],
+                label="BREAKOUT-1",
+                profile=profile,
+                length=3,
+                length_unit="m",
+            )
+            yield f"NetBox, cable profile {profile}", cable
+
 
 class NautobotLoader(Loader):
     def status(self, name: str) -> Any:
@@ -339,3 +357,21 @@ class NautobotLoader(Loader):
             status=self.status(more.pop("status", "Connected")),
             **more,
         )["id"]
+
+    def breakouts(self, leaf: Any, nics: list[Any], version: str) -> Iterator[tuple[str, Any]]:
+        if int(version.split(".")[0]) < 3:
+            return  # a 2.x cable joins one end to one
+        kind = self.rest.post(
+            "dcim/cable-types", name="800G-to-2x400G", a_connectors=1, b_connectors=2, total_lanes=2
+        )["id"]
+        ends = {"a1": leaf, **{f"b{n}": nic for n, nic in enumerate(nics, 1)}}
+        cable = self.rest.post(
+            "dcim/cables",
+            cable_type=kind,
+            status=self.status("Connected"),
+            length=3,
+            length_unit="m",
+            label="BREAKOUT-1",
+            terminations={k: {"object_type": "dcim.interface", "id": v} for k, v in ends.items()},
+        )["id"]
+        yield "Nautobot 3.x, a cable type of 2 B connectors", cable

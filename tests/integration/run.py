@@ -151,26 +151,19 @@ def scenarios(server: Server, loader: Loader, work: Path) -> None:
         "has no length",
     )
     rest.delete("dcim/cables", cable)
-    if server.kind == "NetBox":
-        _netbox_breakouts(server, loader, work)
+    _breakouts(server, loader, work)
 
 
-def _netbox_breakouts(server: Server, loader: Loader, work: Path) -> None:
-    """An 800G leaf port split to two 400G NICs: without a cable profile (one A, two B
-    terminations) and with NetBox's `breakout-1c2p-2c1p`; each an error naming the cable."""
+def _breakouts(server: Server, loader: Loader, work: Path) -> None:
+    """An 800G leaf port split to two 400G NICs, each way the server can say it (NetBox: one
+    A and two B terminations, without and with the cable profile `breakout-1c2p-2c1p`;
+    Nautobot 3.x: a cable type of two B connectors; Nautobot 2.x cannot): each an error
+    naming the cable."""
     leaf = loader.interface("leaf1:Ethernet16", 800_000_000, 9100)
     nics = [loader.interface(f"{gpu}:eth2", SPEED_400G, 9000) for gpu in ("gpu03", "gpu04")]
-    for profile in (None, "breakout-1c2p-2c1p"):
-        cable = loader.cable(
-            [("interface", leaf)],
-            [("interface", n) for n in nics],
-            label="BREAKOUT-1",
-            profile=profile,
-            length=3,
-            length_unit="m",
-        )
+    for variant, cable in loader.breakouts(leaf, nics, server.version):
         expect(
-            f"a breakout cable ({profile or 'no profile'}) is an error naming it",
+            f"a breakout cable ({variant}) is an error naming it",
             _import(server, work, "-o", str(work / "no.yaml")),
             2,
             f"dcim.cables {cable} ('BREAKOUT-1')",
