@@ -348,3 +348,14 @@ def test_a_server_without_a_nautobot_version_is_a_clear_error(monkeypatch, capsy
     assert "without its nautobot-version: is --url the Nautobot address?" in (
         capsys.readouterr().err
     )
+
+
+def test_a_cable_whose_status_is_not_readable_is_an_error(monkeypatch, capsys):
+    """Nautobot answers `status: null` where the token may not view statuses (measured on
+    3.2.7): read as connected, a planned cable would become a link."""
+    hidden = copy.deepcopy(answers("lab-2.4.json"))
+    for cable in hidden[0]["body"]["data"]["cables"]:
+        cable["status"] = None
+    with nautobot(hidden):
+        assert run_import(monkeypatch) == 2
+    assert "its status is not readable" in capsys.readouterr().err

@@ -452,13 +452,27 @@ class _Paths:
         return None
 
     def _cable(self, cable: dict[str, Any], near: End, far: End) -> Cable:
+        status = _name(cable.get("status"))
+        if status is None:  # every cable has one: a token without view on statuses reads none
+            raise SourceError(
+                [
+                    SourceProblem(
+                        "Nautobot",
+                        0,
+                        0,
+                        f"dcim.cables {cable['id']}",
+                        "its status is not readable (a planned cable is no link): give the "
+                        "token view permission on extras.status",
+                    )
+                ]
+            )
         return Cable(
             ref=f"dcim.cables {cable['id']}",
             label=str(cable.get("label") or ""),
             length=decimal_or_none(cable.get("length")),
             unit=_unit(cable.get("length_unit")),
             ends=(self.names.get(near, "?"), self.names.get(far, "?")),
-            status=_name(cable.get("status")) or "connected",
+            status=status,
         )
 
 

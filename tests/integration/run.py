@@ -203,6 +203,9 @@ def capture(server: Server, target: Path) -> None:
                 else ([query[key], value] if key in query else value)
             )
         request_body = response.request.body
+        body = response.json()
+        if parts.path.endswith("/api/status/"):  # the version; not the list of installed apps
+            body = {k: v for k, v in body.items() if k.endswith("-version")}
         exchanges.append(
             {
                 "method": response.request.method,
@@ -210,7 +213,7 @@ def capture(server: Server, target: Path) -> None:
                 "query": query,
                 "request": json.loads(request_body) if request_body else None,
                 "status": response.status_code,
-                "body": response.json(),
+                "body": body,
             }
         )
 
@@ -230,7 +233,7 @@ def capture(server: Server, target: Path) -> None:
         ensure_ascii=False,
     )
     target.write_text(text.replace(server.url, "http://127.0.0.1:8000") + "\n")
-    print(f"  ok  captured {len(exchanges)} answers to {target.relative_to(ROOT)}", flush=True)
+    print(f"  ok  captured {len(exchanges)} answers to {target}", flush=True)
 
 
 # -- main -----------------------------------------------------------------------------------

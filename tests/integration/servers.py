@@ -232,7 +232,7 @@ def _database(requirement: str) -> str:
 def migrated_database(
     services: Services, work: Path, requirement: str, migrate: list[str], env: dict[str, str]
 ) -> None:
-    """The database `name`, migrated: restored from work's dump of an earlier run of the same
+    """The requirement's database, migrated: restored from work's dump of an earlier run of the same
     requirement (a migration of NetBox or Nautobot takes minutes), else migrated and dumped."""
     name = _database(requirement)
     connect = ["-h", "127.0.0.1", "-p", str(services.pg_port), "-U", "postgres"]
@@ -313,9 +313,7 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
     )
     env = {**os.environ, "NETBOX_ROOT": str(root)}
     manage = [str(bin_ / "netbox")]
-    migrated_database(
-        svc, _database(requirement), work, requirement, [*manage, "migrate", "--no-input"], env
-    )
+    migrated_database(svc, work, requirement, [*manage, "migrate", "--no-input"], env)
     password = secrets.token_urlsafe(16)
     _run(
         [
@@ -375,9 +373,7 @@ def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iter
         "NAUTOBOT_SECRET_KEY": secrets.token_urlsafe(48),
     }
     manage = [str(bin_ / "nautobot-server")]
-    migrated_database(
-        svc, _database(requirement), work, requirement, [*manage, "migrate", "--no-input"], env
-    )
+    migrated_database(svc, work, requirement, [*manage, "migrate", "--no-input"], env)
     _run(
         [
             *manage,
