@@ -37,9 +37,7 @@ def _pairs(query: dict[str, Any]) -> list[tuple[str, str]]:
 def replaying(capture: dict[str, Any]) -> Iterator[list[str]]:
     """The server of the capture: each request answered by the exchange of its method, path
     and query (and, for GraphQL, the same query text); anything else is a 404."""
-    table = {
-        (e["method"], e["path"], tuple(_pairs(e["query"]))): e for e in capture["exchanges"]
-    }
+    table = {(e["method"], e["path"], tuple(_pairs(e["query"]))): e for e in capture["exchanges"]}
     asked: list[str] = []
 
     def answer(request: Any) -> tuple[int, dict[str, str], str]:
