@@ -21,8 +21,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -86,7 +88,7 @@ def expect(what: str, got: tuple[int, str, str], code: int, *texts: str) -> None
             f"{what}: exit {status} (want {code}); missing {missing}\n--- stdout\n{out[-3000:]}"
             f"\n--- stderr\n{err[-3000:]}"
         )
-    print(f"  ok  {what}", flush=True)
+    say(f"  ok  {what}")
 
 
 def scenarios(server: Server, loader: Loader, work: Path) -> None:
@@ -107,7 +109,7 @@ def scenarios(server: Server, loader: Loader, work: Path) -> None:
         written = load_inventory(hostile).devices["leaf1"].ports["Ethernet0"].description
         if written != HOSTILE:
             raise Failed(f"the hostile description came back as {written!r}")
-        print("  ok  ... and reads back exactly", flush=True)
+        say("  ok  ... and reads back exactly")
     cable = loader.cables["leaf1:Ethernet4"]
     planned = "planned" if server.kind == "NetBox" else loader.status("Planned")  # type: ignore[attr-defined]
     live = "connected" if server.kind == "NetBox" else loader.status("Connected")  # type: ignore[attr-defined]
@@ -233,31 +235,38 @@ def capture(server: Server, target: Path) -> None:
         ensure_ascii=False,
     )
     target.write_text(text.replace(server.url, "http://127.0.0.1:8000") + "\n")
-    print(f"  ok  captured {len(exchanges)} answers to {target}", flush=True)
+    say(f"  ok  captured {len(exchanges)} answers to {target}")
 
 
 # -- main -----------------------------------------------------------------------------------
+
+_tag = threading.local()  # the server a line is about: the servers run side by side
+
+
+def say(text: str) -> None:
+    print(f"[{getattr(_tag, 'name', '')}] {text}", flush=True)
 
 
 def run(
     kind: str, version: str, work: Path, scratch: Path, svc: Any, capture_to: Path | None
 ) -> None:
+    _tag.name = f"{kind} {version}"
     start = time.monotonic()
     serve = netbox if kind == "netbox" else nautobot
     with serve(work, scratch, svc, f"{kind}=={version}") as server:
         ready = time.monotonic()
-        print(f"{server.kind} {server.version}: up in {ready - start:.0f} s", flush=True)
+        say(f"up in {ready - start:.0f} s")
         rest = Rest(server.url, server.header)
         loader: Loader = NetBoxLoader(rest) if kind == "netbox" else NautobotLoader(rest)
         loader.load_lab()
         loaded = time.monotonic()
-        print(f"  ok  the lab loaded through the REST API in {loaded - ready:.0f} s", flush=True)
+        say(f"  ok  the lab loaded through the REST API in {loaded - ready:.0f} s")
         if capture_to is not None:
             capture(server, capture_to / f"captured-{server.version}.json")
         folder = scratch / f"{kind}-{version}-work"
         folder.mkdir()
         scenarios(server, loader, folder)
-        print(f"{server.kind} {server.version}: checks in {time.monotonic() - loaded:.0f} s")
+        say(f"checks in {time.monotonic() - loaded:.0f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,19 +280,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.work.mkdir(exist_ok=True)
     start = time.monotonic()
-    try:
-        with scratch_folder() as scratch, services(scratch) as svc:
-            runs = [("netbox", NETBOX)] + [("nautobot", v) for v in args.nautobot or [NAUTOBOT]]
-            for kind, version in runs:
-                if args.only in (None, kind):
-                    data = ROOT / "tests" / "data" / kind
-                    run(kind, version, args.work, scratch, svc, data if args.capture else None)
-    except ServerError as error:
-        print(f"integration: {error}", file=sys.stderr)
-        return 2
-    except Failed as error:
-        print(f"integration: FAILED {error}", file=sys.stderr)
-        return 1
+    runs = [("netbox", NETBOX)] + [("nautobot", v) for v in args.nautobot or [NAUTOBOT]]
+    runs = [(kind, version) for kind, version in runs if args.only in (None, kind)]
+    errors: list[BaseException | None] = []
+    # side by side: each server's migration and requests are mostly one Python process busy
+    with scratch_folder() as scratch:
+        try:
+            with services(scratch) as svc, ThreadPoolExecutor(len(runs)) as pool:
+                futures = [
+                    pool.submit(
+                        run, kind, version, args.work, scratch, svc,
+                        ROOT / "tests" / "data" / kind if args.capture else None,
+                    )
+                    for kind, version in runs
+                ]  # fmt: skip
+                errors += [f.exception() for f in futures if f.exception() is not None]
+        except ServerError as error:
+            errors.append(error)
+    for error in errors:  # a check that failed, or a request the loader's server refused
+        what = "" if isinstance(error, ServerError | Failed) else f"{type(error).__name__}: "
+        print(f"integration: FAILED {what}{error}", file=sys.stderr)
+    if errors:
+        return 2 if all(isinstance(e, ServerError) for e in errors) else 1
     print(f"integration: all checks passed in {time.monotonic() - start:.0f} s")
     return 0
 

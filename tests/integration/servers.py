@@ -15,6 +15,7 @@ with a `nautobot_config.py` importing `nautobot.core.settings`
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import pwd
 import re
@@ -246,6 +247,11 @@ def migrated_database(
     os.replace(f"{dump}.part", dump)
 
 
+# The servers share one Redis (and one PostgreSQL): each its own pair of Redis databases,
+# tasks and cache, so that two running side by side never read each other's cache
+REDIS_DATABASES = itertools.count(0, 2)
+
+
 @dataclass
 class Server:
     kind: str  # "NetBox" or "Nautobot"
@@ -288,8 +294,8 @@ ALLOWED_HOSTS = ["127.0.0.1"]
 DATABASES = {{"default": {{"NAME": "{database}", "USER": "postgres", "HOST": "127.0.0.1",
     "PORT": "{pg}", "ENGINE": "django.db.backends.postgresql"}}}}
 REDIS = {{
-    "tasks": {{"HOST": "127.0.0.1", "PORT": {redis}, "DATABASE": 0, "SSL": False}},
-    "caching": {{"HOST": "127.0.0.1", "PORT": {redis}, "DATABASE": 1, "SSL": False}},
+    "tasks": {{"HOST": "127.0.0.1", "PORT": {redis}, "DATABASE": {tasks}, "SSL": False}},
+    "caching": {{"HOST": "127.0.0.1", "PORT": {redis}, "DATABASE": {cache}, "SSL": False}},
 }}
 SECRET_KEY = "{secret}"
 API_TOKEN_PEPPERS = {{1: "{pepper}"}}
@@ -307,6 +313,8 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
             database=_database(requirement),
             pg=svc.pg_port,
             redis=svc.redis_port,
+            tasks=(tasks := next(REDIS_DATABASES)),
+            cache=tasks + 1,
             secret=secrets.token_urlsafe(48),
             pepper=secrets.token_urlsafe(48),
         )
@@ -349,6 +357,8 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
 NAUTOBOT_CONFIG = """\
 from nautobot.core.settings import *  # noqa: F403
 ALLOWED_HOSTS = ["127.0.0.1"]
+CACHES["default"]["LOCATION"] = "redis://127.0.0.1:{redis}/{cache}"  # noqa: F405
+CELERY_BROKER_URL = "redis://127.0.0.1:{redis}/{tasks}"
 """
 
 
@@ -359,7 +369,8 @@ def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iter
     root = scratch / requirement.replace("==", "-")
     root.mkdir()
     config = root / "nautobot_config.py"
-    config.write_text(NAUTOBOT_CONFIG)
+    tasks = next(REDIS_DATABASES)
+    config.write_text(NAUTOBOT_CONFIG.format(redis=svc.redis_port, tasks=tasks, cache=tasks + 1))
     env = {
         **os.environ,
         "NAUTOBOT_ROOT": str(root),
