@@ -85,4 +85,4 @@ def test_a_captured_server_gives_the_lab(path: Path, tmp_path, monkeypatch, caps
 
 def test_every_server_the_integration_runs_is_captured():
     names = {f"{p.parent.name}/{p.stem}" for p in CAPTURED}
-    assert {"nautobot/captured-3.2.7"} <= names
+    assert {"netbox/captured-4.7.3", "nautobot/captured-3.2.7", "nautobot/captured-2.4.44"} <= names
