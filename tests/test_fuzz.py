@@ -471,5 +471,6 @@ def test_mutated_nautobot_answers(tmp_path, monkeypatch, case):
     url = "https://nautobot.example.com"
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add_callback(responses.POST, f"{url}/api/graphql/", callback=answer)
+        mock.add(responses.GET, f"{url}/api/status/", json={"nautobot-version": "2.4.44"})
         _run("import", "nautobot", "--url", url, "--mapping", str(NAUTOBOT_DATA / "mapping.yaml"),
              "--retries", "0", "-o", str(tmp_path / "lab.yaml"))  # fmt: skip

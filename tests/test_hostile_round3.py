@@ -420,24 +420,36 @@ def import_nautobot(monkeypatch, url: str, *extra: str) -> int:
     return main(["import", "nautobot", *options, *extra])
 
 
+def _graphql(answer: Callable[[Any, bytes], None]) -> Callable[[Any, bytes], None]:
+    """A Nautobot 3.2.7 (its /api/status/) whose GraphQL endpoint answers with `answer`."""
+
+    def route(handler: Any, body: bytes) -> None:
+        if urlsplit(handler.path).path == "/api/status/":
+            reply(handler, 200, {"nautobot-version": "3.2.7"})
+        else:
+            answer(handler, body)
+
+    return route
+
+
 def test_nautobot_answers_go_through_the_same_bounds(monkeypatch, capsys):
     # one session for both sources: the deadline, deep JSON, the token in a message
     def echo(handler: Any, _: bytes) -> None:
         reply(handler, 200, {"errors": [{"message": f"no: {handler.headers['Authorization']}"}]})
 
-    with serving(echo) as nautobot:
+    with serving(_graphql(echo)) as nautobot:
         assert import_nautobot(monkeypatch, nautobot.url) == 2
     err = capsys.readouterr().err
     assert "Nautobot refused the query: no: Token ***" in err and TOKEN not in err
-    with serving(lambda handler, _: reply(handler, 200, DEEP)) as nautobot:
+    with serving(_graphql(lambda handler, _: reply(handler, 200, DEEP))) as nautobot:
         assert import_nautobot(monkeypatch, nautobot.url) == 2
     assert "its answer to /api/graphql/ cannot be read: JSON nested" in capsys.readouterr().err
-    with serving(_drip("body")) as nautobot:
+    with serving(_graphql(_drip("body"))) as nautobot:
         assert import_nautobot(monkeypatch, nautobot.url, "--timeout", "1") == 2
     assert "sent no whole answer to /api/graphql/ within 1 s" in capsys.readouterr().err
     with (
         serving(fake_netbox(), "127.0.0.2") as elsewhere,
-        serving(lambda h, _: reply(h, 307, b"", {"Location": elsewhere.url})) as nautobot,
+        serving(_graphql(lambda h, _: reply(h, 307, b"", {"Location": elsewhere.url}))) as nautobot,
     ):
         assert import_nautobot(monkeypatch, nautobot.url) == 2
     assert f"sent lossless to {elsewhere.url}" in capsys.readouterr().err

@@ -32,9 +32,11 @@ def answers(name: str) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def nautobot(recorded: list[dict[str, Any]], status: int | None = None) -> Iterator[list[Any]]:
-    """A Nautobot answering POST /api/graphql/ with the recorded answers in order; yields the
-    request bodies."""
+def nautobot(
+    recorded: list[dict[str, Any]], status: int | None = None, version: str = "2.4.44"
+) -> Iterator[list[Any]]:
+    """A Nautobot `version` (its /api/status/) answering POST /api/graphql/ with the recorded
+    answers in order; yields the request bodies."""
     bodies: list[Any] = []
 
     def answer(request: Any) -> tuple[int, dict[str, str], str]:
@@ -47,6 +49,7 @@ def nautobot(recorded: list[dict[str, Any]], status: int | None = None) -> Itera
 
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add_callback(responses.POST, f"{URL}/api/graphql/", callback=answer)
+        mock.add(responses.GET, f"{URL}/api/status/", json={"nautobot-version": version})
         yield bodies
 
 
@@ -142,6 +145,7 @@ def paging_nautobot(data: dict[str, list[Any]], honour_limit: bool = True) -> It
 
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.add_callback(responses.POST, f"{URL}/api/graphql/", callback=answer)
+        mock.add(responses.GET, f"{URL}/api/status/", json={"nautobot-version": "2.4.44"})
         yield bodies
 
 
@@ -243,7 +247,7 @@ def test_a_loop_in_the_cabling_is_an_error_naming_the_cable(monkeypatch, capsys)
         p for p in data["front_ports"] if p["device"]["name"] == "pp-row1" and p["name"] == "Front2"
     )
     trunk = next(c for c in data["cables"] if c["label"] == "TRUNK-1")
-    trunk["termination_b_type"] = {"app_label": "dcim", "model": "frontport"}
+    trunk["termination_b_type"] = "dcim.frontport"
     trunk["termination_b_id"] = front2["id"]
     with nautobot(looped):
         assert run_import(monkeypatch) == 2
@@ -262,3 +266,96 @@ def test_a_path_longer_than_the_hop_limit_is_an_error(monkeypatch, capsys):
         r"Nautobot dcim.cables \S+: the cable path from \S+ passes more than 2 cables",
         capsys.readouterr().err,
     )
+
+
+def _as_3x(recorded: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The 2.4 answers as Nautobot 3.x serves a cable's ends: no termination_a_id, a list of
+    `terminations` (cable_end, connector, the interface, front or rear port)."""
+    fields = {"dcim.interface": "interface", "dcim.frontport": "front_port"}
+    fields["dcim.rearport"] = "rear_port"
+    changed = copy.deepcopy(recorded)
+    for answer in changed:
+        for cable in answer["body"].get("data", {}).get("cables", []):
+            rows = []
+            for side in ("a", "b"):
+                kind = cable.pop(f"termination_{side}_type")
+                end = {"id": cable.pop(f"termination_{side}_id")}
+                row = {"cable_end": side.upper(), "connector": 1}
+                rows.append(row | {name: None for name in fields.values()} | {fields[kind]: end})
+            cable["terminations"] = rows
+    return changed
+
+
+@pytest.mark.parametrize("version", ["2.4.44", "3.2.7"])
+def test_the_cables_are_asked_for_as_the_servers_version_serves_them(
+    tmp_path, monkeypatch, version
+):
+    """Nautobot 2.4 and 3.2 refuse a sub-selection of termination_a_type (a String); 3.x has
+    no termination_a_id: the query follows the version /api/status/ gives."""
+    recorded = answers("lab-2.4.json")
+    target = tmp_path / "lab.yaml"
+    with nautobot(recorded if version < "3" else _as_3x(recorded), version=version) as bodies:
+        assert run_import(monkeypatch, "-o", str(target)) == 0
+    query = bodies[0]["query"]
+    assert "termination_a_type {" not in query and "app_label" not in query
+    if version < "3":
+        assert "termination_a_type termination_a_id" in query and "terminations" not in query
+    else:
+        assert "terminations { cable_end connector interface { id }" in query
+        assert "termination_a_id" not in query
+    _render_equals_golden(target, tmp_path / "out")
+
+
+def test_a_3x_breakout_cable_is_an_error_naming_it_and_every_end(monkeypatch, capsys):
+    split = _as_3x(answers("lab-2.4.json"))
+    data = split[0]["body"]["data"]
+    cable = data["cables"][0]
+    other = next(c for c in data["cables"][1:] if c["terminations"][1]["interface"])
+    cable["terminations"].append(dict(other["terminations"][1], connector=2))
+    with nautobot(split, version="3.2.7"):
+        assert run_import(monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert f"Nautobot dcim.cables {cable['id']}: joins " in err
+    assert "a breakout cable; the inventory joins one port to one port" in err
+
+
+def test_a_planned_cable_and_a_disabled_port_are_no_link(monkeypatch, capsys):
+    changed = copy.deepcopy(answers("lab-2.4.json"))
+    data = changed[0]["body"]["data"]
+    data["cables"][0]["status"] = {"name": "Planned"}
+    leaf4 = next(d for d in data["devices"] if d["name"] == "leaf4")
+    port = next(i for i in leaf4["interfaces"] if i["name"] == "et-0/0/30")
+    port["enabled"] = False
+    lab = str(REPO / "inventories" / "lab.yaml")
+    with nautobot(changed):
+        assert run_import(monkeypatch, "--check", "-o", lab) == 1
+    out = capsys.readouterr().out
+    assert f"(cable dcim.cables {data['cables'][0]['id']} is planned)" in out
+    assert (
+        "link leaf4:et-0/0/30 - spine1:Ethernet4/1: in the inventory, not in Nautobot "
+        f"(dcim.interfaces {port['id']} (leaf4:et-0/0/30) is disabled)" in out
+    )
+
+
+@pytest.mark.parametrize(
+    "body", [{"django-version": "5.2"}, {"nautobot-version": "x.y"}, ["not", "a", "status"]]
+)
+def test_a_server_without_a_nautobot_version_is_a_clear_error(monkeypatch, capsys, body):
+    monkeypatch.setenv("NAUTOBOT_TOKEN", TOKEN)
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add(responses.GET, f"{URL}/api/status/", json=body)
+        assert run_import(monkeypatch) == 2
+    assert "without its nautobot-version: is --url the Nautobot address?" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_cable_whose_status_is_not_readable_is_an_error(monkeypatch, capsys):
+    """Nautobot answers `status: null` where the token may not view statuses (measured on
+    3.2.7): read as connected, a planned cable would become a link."""
+    hidden = copy.deepcopy(answers("lab-2.4.json"))
+    for cable in hidden[0]["body"]["data"]["cables"]:
+        cable["status"] = None
+    with nautobot(hidden):
+        assert run_import(monkeypatch) == 2
+    assert "its status is not readable" in capsys.readouterr().err

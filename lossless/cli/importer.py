@@ -14,14 +14,18 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lossless.cli.extras import require_extra
 from lossless.cli.outputs import write_text
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
 from lossless.model import Inventory
-from lossless.text.grammar import plural
+from lossless.text.grammar import first_few, plural
 from lossless.text.printable import printable
+
+if TYPE_CHECKING:
+    from lossless.importers.inventory_yaml import Imported
 
 SOURCES = {"netbox": "NetBox", "nautobot": "Nautobot"}
 
@@ -77,7 +81,8 @@ def import_command(args: argparse.Namespace) -> int:
     for note in data.notes:
         print(printable(f"lossless import: {note}"), file=sys.stderr)
     if args.check:
-        return _check(imported, args.output, source)
+        return _check(imported, args.output, source, built.absent)
+    _refuse_removal(built, imported, args.output, args.allow_removal)
     target = write_text(args.output, text)
     if target is not None:
         print(printable(f"wrote {target} ({imported.summary()}, from {source})"))
@@ -95,13 +100,33 @@ def _check_output(output: str | None, check: bool) -> None:
         raise UsageError(f"-o {output}: the folder {target.parent} does not exist")
 
 
-def _check(imported: Inventory, output: str, source: str) -> int:
+def _refuse_removal(
+    built: Imported, imported: Inventory, output: str | None, allowed: bool
+) -> None:
+    """An import that would remove ports or links of the inventory only because their peers
+    are left out (--filter role=leaf) is refused unless --allow-removal: a scheduled sync
+    would otherwise open a pull request deleting every link of the fabric."""
+    from lossless.importers.inventory_yaml import removed_outside
+
+    if allowed or output in (None, "-") or not Path(output).is_file():
+        return
+    removed = removed_outside(built, imported, load_inventory(output))
+    if removed:
+        count = plural(len(removed), "port, NIC or link", "ports, NICs and links")
+        raise UsageError(
+            f"{output}: the import would remove {count} whose other end it leaves out "
+            f"(--filter, the mapping's device_roles): {first_few(removed, 5)}. Nothing "
+            "written; import their peers too, or give --allow-removal"
+        )
+
+
+def _check(imported: Inventory, output: str, source: str, absent: dict[str, str]) -> int:
     """Exit 1 listing what differs between the facts imported and the inventory file's."""
     from lossless.importers.inventory_yaml import drift
 
     if not Path(output).is_file():
         raise UsageError(f"--check: {output} is not a file")
-    lines = drift(imported, load_inventory(output), source)
+    lines = drift(imported, load_inventory(output), source, absent)
     for line in lines:
         print(printable(line))
     if lines:

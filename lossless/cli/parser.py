@@ -490,6 +490,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write nothing; exit 1 listing what differs from the inventory -o FILE",
     )
     importer.add_argument(
+        "--allow-removal",
+        action="store_true",
+        help="write even when the ports and links of -o FILE whose peers the filter leaves "
+        "out would be removed (refused otherwise)",
+    )
+    importer.add_argument(
         "--timeout", type=finite_float, default=30.0, help="seconds per request (30)"
     )
     importer.add_argument(

@@ -77,6 +77,7 @@ class Cable:
     length: Decimal | None
     unit: str | None
     ends: tuple[str, str]  # "leaf1:Ethernet0", "PP-1:Front1": named in errors
+    status: str = "connected"  # "planned", "decommissioning": not (or no longer) a link
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class SourceInterface:
     speed_kbps: int | None
     mtu: int | None
     description: str = ""
+    enabled: bool = True  # a disabled interface carries no link
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,9 @@ class SourceData:
     connections: list[Connection]
     has_speed: bool = True  # Nautobot before 2.4.22 has no interface speed
     notes: list[str] = field(default_factory=list)  # what was skipped, for stderr
+    # (device, interface) of an imported device whose cable path leads to a device the
+    # import leaves out (--filter, an unmapped role): its link is missing because of that
+    outside: set[tuple[str, str]] = field(default_factory=set)
 
 
 # -- cable length ---------------------------------------------------------------------------
@@ -204,6 +209,10 @@ class Imported:
     devices: list[tuple[Entry, list[Entry]]]  # device, its ports
     servers: list[tuple[Entry, list[Entry]]]  # server, its NICs
     links: list[Entry]  # name unused; settings {a, b, cable_m}
+    # "device:port" -> why the source has no link there though a cable ends there (a planned
+    # cable, a disabled port, the other end left out of the import), for --check
+    absent: dict[str, str] = field(default_factory=dict)
+    outside: frozenset[str] = frozenset()  # of those, the ends whose peer is left out
 
 
 @dataclass
@@ -219,6 +228,7 @@ class _Builder:
         self.problems: list[Problem] = []
         self.nodes: dict[str, _Node] = {}
         self.interfaces = {(i.device, i.name): i for i in data.interfaces}
+        self.absent: dict[str, str] = {}
 
     def problem(self, ref: str, message: str) -> None:
         self.problems.append(SourceProblem(self.data.source, 0, 0, ref, message))
@@ -395,7 +405,12 @@ def build_inventory(data: SourceData, mapping: Mapping, mapping_shown: str = "")
         devices=devices,
         servers=fold_servers(servers),
         links=fold_links(links),
+        absent={**{f"{d}:{p}": OUTSIDE for d, p in data.outside}, **builder.absent},
+        outside=frozenset(f"{d}:{p}" for d, p in data.outside),
     )
+
+
+OUTSIDE = "its cable path leads to a device not imported (--filter, the mapping's device_roles)"
 
 
 def mapping_shown(mapping_file: str, output: str | None) -> str:
@@ -441,12 +456,20 @@ def _links(builder: _Builder) -> list[_Link]:
     for connection in builder.data.connections:
         a, b = connection.a, connection.b
         if a[0] not in builder.nodes or b[0] not in builder.nodes:
-            if a[0] in builder.nodes or b[0] in builder.nodes:
+            inside = [end for end in (a, b) if end[0] in builder.nodes]
+            if inside:
                 builder.data.notes.append(
                     f"{a[0]}:{a[1]} - {b[0]}:{b[1]}: the other end is not imported: no link"
                 )
+                builder.data.outside.update(inside)
             continue
         if not _two_devices(builder, connection) or not _ends_once(builder, connection, ends):
+            continue
+        down = _not_live(builder, connection)
+        if down:
+            builder.data.notes.append(f"{a[0]}:{a[1]} - {b[0]}:{b[1]}: {down}: no link")
+            for end in (a, b):
+                builder.absent[f"{end[0]}:{end[1]}"] = down
             continue
         try:
             length = path_length_m(connection.cables, builder.data.source)
@@ -467,6 +490,24 @@ def _links(builder: _Builder) -> list[_Link]:
         )
     found.sort(key=lambda link: (natural_key(link.a[0]), natural_key(link.a[1])))
     return found
+
+
+LIVE = "connected"  # NetBox and Nautobot's cable status of a cable in service
+
+
+def _not_live(builder: _Builder, connection: Connection) -> str:
+    """Why a path is no link although it ends at two imported ports ('' when it is one): a
+    cable not connected (planned: not yet a link; decommissioning: soon none) or a port
+    disabled. Such a path is left out, said on stderr and by --check."""
+    for cable in connection.cables:
+        if cable.status.lower() != LIVE:
+            label = f" {cable.label!r}" if cable.label else ""
+            return f"cable {cable.ref}{label} is {cable.status.lower()}"
+    for end in (connection.a, connection.b):
+        interface = builder.interfaces.get(end)
+        if interface is not None and not interface.enabled:
+            return f"{interface.ref} ({end[0]}:{end[1]}) is disabled"
+    return ""
 
 
 def _two_devices(builder: _Builder, connection: Connection) -> bool:
@@ -490,14 +531,24 @@ def _ends_once(
         other = ends.get(end)
         if other is not None:
             cables = (*other.cables, *connection.cables)
+            shared = sorted({c.ref for c in other.cables} & {c.ref for c in connection.cables})
+            why = f" (through {', '.join(shared)})" if shared else ""
             builder.problem(
                 _refs_of(builder, end, cables),
                 f"{end[0]}:{end[1]} ends two cable paths (to {_far(other, end)} and to "
-                f"{_far(connection, end)})",
+                f"{_far(connection, end)}){why}" + (BREAKOUT if shared else ""),
             )
             return False
     ends[connection.a] = ends[connection.b] = connection
     return True
+
+
+# A breakout cable (one switch port to several NICs) is no link of the inventory, whose link
+# joins one port to one port: said as an error, never a server dropped silently
+BREAKOUT = (
+    ": a breakout cable; the inventory joins one port to one port: model each split port "
+    "as its own interface (Ethernet0, Ethernet4 ...), each cabled to one NIC"
+)
 
 
 def _far(connection: Connection, end: tuple[str, str]) -> str:
@@ -1086,6 +1137,19 @@ def load_imported(imported: Imported, text: str) -> Inventory:
 # -- drift ----------------------------------------------------------------------------------
 
 
+def removed_outside(imported: Imported, source: Inventory, written: Inventory) -> list[str]:
+    """The ports, NICs and links of the written inventory the import would remove only because
+    their other end is left out of it (--filter role=leaf keeps the leaves, not their peers):
+    a scheduled sync must not open a pull request deleting them."""
+    removed = []
+    for noun, facts_of in FACTS[1:]:
+        theirs = facts_of(source)
+        for key in sorted(set(facts_of(written)) - set(theirs), key=natural_key):
+            if any(end in imported.outside for end in key.split(" - ")):
+                removed.append(f"{noun} {key}")
+    return removed
+
+
 def _facts_of_devices(inventory: Inventory) -> dict[str, dict[str, Any]]:
     return {
         name: {
@@ -1144,17 +1208,25 @@ FACTS = (
 )
 
 
-def drift(source: Inventory, written: Inventory, source_name: str) -> list[str]:
+def drift(
+    source: Inventory, written: Inventory, source_name: str, absent: dict[str, str] | None = None
+) -> list[str]:
     """What differs between the inventory the source gives and the one written, per device,
-    port, NIC and link: one line each, sorted; empty when they state the same facts."""
+    port, NIC and link: one line each, sorted; empty when they state the same facts. `absent`
+    ("device:port" -> why) says why the source has no link where a cable ends (status)."""
     lines: list[str] = []
+    absent = absent or {}
     for noun, facts_of in FACTS:
         ours, theirs = facts_of(written), facts_of(source)
         for key in sorted(set(ours) | set(theirs), key=natural_key):
             if key not in ours:
                 lines.append(f"{noun} {key}: in {source_name}, not in the inventory")
             elif key not in theirs:
-                lines.append(f"{noun} {key}: in the inventory, not in {source_name}")
+                why = next((absent[e] for e in key.split(" - ") if e in absent), "")
+                lines.append(
+                    f"{noun} {key}: in the inventory, not in {source_name}"
+                    + (f" ({why})" if why else "")
+                )
             else:
                 lines += _fact_lines(noun, key, ours[key], theirs[key], source_name)
     return lines

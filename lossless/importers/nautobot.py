@@ -28,6 +28,7 @@ import requests
 
 from lossless.errors import UsageError
 from lossless.importers.inventory_yaml import (
+    BREAKOUT,
     Cable,
     Connection,
     SourceData,
@@ -39,6 +40,7 @@ from lossless.importers.inventory_yaml import (
 )
 from lossless.importers.netbox import base_url
 from lossless.importers.session import MAX_PAGES, ImportSession, http_session
+from lossless.text.printable import printable
 
 # --filter KEY -> the DeviceFilterSet argument of Nautobot's `devices` query
 FILTER_ARGUMENTS = {
@@ -60,15 +62,26 @@ _FIELDS = {
     platform {{ name }}
     primary_ip4 {{ address }}
     tags {{ name }}
-    interfaces {{ id name {speed}mtu description mgmt_only }}
+    interfaces {{ id name {speed}mtu description mgmt_only enabled }}
   }}""",
     "cables": """{{
-    id label length length_unit
-    termination_a_type {{ app_label model }} termination_a_id
-    termination_b_type {{ app_label model }} termination_b_id
+    id label length length_unit status {{ name }}
+    {ends}
   }}""",
     "front_ports": "{{ id name device {{ name }} rear_port {{ id }} rear_port_position }}",
     "rear_ports": "{{ id name device {{ name }} }}",
+}
+
+
+# A cable's ends, per major version. 2.x: `termination_a_type` is a String ("dcim.interface",
+# CableType.resolve_termination_a_type) beside `termination_a_id`. 3.x keeps that String but
+# drops termination_a_id: a cable's ends are rows of CableToCableTermination, the cable's
+# `terminations` (cable_end "A"/"B", connector 1.., one of interface, front_port, rear_port);
+# a breakout cable has several connectors on a side (nautobot/dcim/models/cables.py, 3.x).
+CABLE_ENDS = {
+    2: "termination_a_type termination_a_id termination_b_type termination_b_id",
+    3: "terminations {{ cable_end connector interface {{ id }} front_port {{ id }} "
+    "rear_port {{ id }} }}",
 }
 
 
@@ -77,9 +90,10 @@ def fabric_query(
     speed: bool = True,
     lists: tuple[str, ...] = LISTS,
     page: tuple[int, int] | None = None,
+    major: int = 3,
 ) -> tuple[str, dict[str, Any]]:
     """The GraphQL query and its variables for `lists`, the devices filtered; with `page`
-    (limit, offset), one page of each."""
+    (limit, offset), one page of each; cables' ends as Nautobot `major` serves them."""
     variables: dict[str, Any] = {}
     for key, values in filters.items():
         variables.setdefault(FILTER_ARGUMENTS[key], []).extend(values)
@@ -94,7 +108,8 @@ def fabric_query(
     for name in lists:
         arguments = paging + ([f"{n}: ${n}" for n in names] if name == "devices" else [])
         call = f"{name}({', '.join(arguments)})" if arguments else name
-        parts.append(f"  {call} " + _FIELDS[name].format(speed="speed " if speed else ""))
+        fields = _FIELDS[name].replace("{ends}", CABLE_ENDS[min(max(major, 2), 3)])
+        parts.append(f"  {call} " + fields.format(speed="speed " if speed else ""))
     header = f"query LosslessFabric({', '.join(declared)})" if declared else "query LosslessFabric"
     return header + " {\n" + "\n".join(parts) + "\n}\n", variables
 
@@ -109,7 +124,8 @@ def read_nautobot(
     base = base_url(url, "Nautobot")
     session = session or http_session()
     session.bind("Nautobot", base, token)
-    data, has_speed = _read_pages(session, base, token, filters, page_size)
+    major = _major_version(session, base, token)
+    data, has_speed = _read_pages(session, base, token, filters, page_size, major)
     try:
         return _source(data, base, has_speed)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -125,6 +141,7 @@ def _read_pages(
     token: str,
     filters: dict[str, list[str]],
     page_size: int,
+    major: int,
 ) -> tuple[dict[str, list[Any]], bool]:
     """Every page of the four lists, and whether interfaces have `speed`: a Nautobot before
     2.4.22 refuses the first query, which is asked again without it."""
@@ -133,10 +150,12 @@ def _read_pages(
     open_lists: tuple[str, ...] = LISTS
     for number in range(MAX_PAGES):
         page = (page_size, number * page_size)
-        answer = _ask(session, base, token, fabric_query(filters, speed, open_lists, page), speed)
+        query = fabric_query(filters, speed, open_lists, page, major)
+        answer = _ask(session, base, token, query, speed)
         if answer is None:  # no interface speed in this Nautobot
             speed = False
-            answer = _ask(session, base, token, fabric_query(filters, False, open_lists, page))
+            query = fabric_query(filters, False, open_lists, page, major)
+            answer = _ask(session, base, token, query)
         if answer is None:
             raise UsageError(f"Nautobot at {base} refused the query")
         full = []
@@ -159,6 +178,34 @@ def _read_pages(
         f"Nautobot at {base} has more than {MAX_PAGES} pages of {', '.join(open_lists)} "
         f"({page_size} per page): narrow it with --filter or raise --page-size"
     )
+
+
+def _major_version(session: requests.Session, base: str, token: str) -> int:
+    """The server's major version, from `GET /api/status/` (`"nautobot-version": "3.2.7"`):
+    the cables' ends are asked for as that version serves them."""
+    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
+    try:
+        response = session.get(f"{base}/api/status/", headers=headers)
+    except requests.RequestException as error:
+        raise UsageError(f"cannot reach Nautobot at {base}: {type(error).__name__}") from None
+    if response.status_code in (401, 403):
+        raise UsageError(f"Nautobot refused the token (HTTP {response.status_code})")
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = None
+    version = answer.get("nautobot-version") if isinstance(answer, dict) else None
+    major = str(version).split(".")[0] if isinstance(version, str) else ""
+    if not major.isascii() or not major.isdigit() or len(major) > 3:
+        raise UsageError(
+            f"Nautobot at {base} answered /api/status/ (HTTP {response.status_code}) without "
+            "its nautobot-version: is --url the Nautobot address?"
+        )
+    if int(major) < 2:
+        raise UsageError(
+            f"Nautobot at {base} is {printable(str(version))[:20]}: lossless reads 2.0 and later"
+        )
+    return int(major)
 
 
 def _ask(
@@ -240,6 +287,7 @@ def _source(data: dict[str, Any], base: str, has_speed: bool) -> SourceData:
                     speed_kbps=_number(interface.get("speed")),
                     mtu=_number(interface.get("mtu")),
                     description=str(interface.get("description") or ""),
+                    enabled=interface.get("enabled") is not False,
                 )
             )
     source = SourceData("Nautobot", base, devices, interfaces, [], has_speed=has_speed)
@@ -250,6 +298,33 @@ def _source(data: dict[str, Any], base: str, has_speed: bool) -> SourceData:
         )
     _Paths(data, interfaces, source).connect()
     return source
+
+
+# a 3.x termination row's field per content type of the 2.x fields
+TERMINATION_FIELDS = {
+    "interface": "dcim.interface",
+    "front_port": "dcim.frontport",
+    "rear_port": "dcim.rearport",
+}
+
+
+def _ends(cable: dict[str, Any]) -> tuple[list[End], list[End]]:
+    """A cable's A and B ends (content type, id), from 2.x's termination_a_type and _id or
+    3.x's terminations (in connector order; other kinds, a circuit, end the path)."""
+    if "terminations" not in cable:
+        return (
+            [(_kind(cable["termination_a_type"]), str(cable["termination_a_id"]))],
+            [(_kind(cable["termination_b_type"]), str(cable["termination_b_id"]))],
+        )
+    sides: dict[str, list[tuple[int, End]]] = {"A": [], "B": []}
+    for row in cable["terminations"] or []:
+        for name, kind in TERMINATION_FIELDS.items():
+            if isinstance(row.get(name), dict):
+                end = (kind, str(row[name]["id"]))
+                sides[str(row.get("cable_end", "")).upper()].append(
+                    (_number(row.get("connector")) or 1, end)
+                )
+    return tuple([end for _, end in sorted(ends)] for ends in sides.values())  # type: ignore[return-value]
 
 
 def _kind(value: Any) -> str:
@@ -292,9 +367,21 @@ class _Paths:
             self.names[("dcim.interface", key)] = f"{device}:{name}"
         self.cables: dict[End, tuple[dict[str, Any], End]] = {}
         for cable in data.get("cables") or []:
-            a = (_kind(cable["termination_a_type"]), str(cable["termination_a_id"]))
-            b = (_kind(cable["termination_b_type"]), str(cable["termination_b_id"]))
-            self.cables[a], self.cables[b] = (cable, b), (cable, a)
+            a, b = _ends(cable)
+            if len(a) > 1 or len(b) > 1:
+                self._breakout(cable, a, b)
+            if a and b:
+                self.cables[a[0]], self.cables[b[0]] = (cable, b[0]), (cable, a[0])
+
+    def _breakout(self, cable: dict[str, Any], a: list[End], b: list[End]) -> NoReturn:
+        """A cable with several connectors on a side (3.x breakout) is no link: an error
+        naming it and every end, never servers dropped silently."""
+        label = f" ({str(cable['label'])!r})" if cable.get("label") else ""
+        ends = " to ".join(", ".join(self.names.get(e, "?") for e in side) for side in (a, b))
+        raise SourceError(
+            [SourceProblem("Nautobot", 0, 0, f"dcim.cables {cable['id']}{label}",
+                           f"joins {ends}{BREAKOUT}")]
+        )  # fmt: skip
 
     def connect(self) -> None:
         done: set[str] = set()
@@ -304,6 +391,8 @@ class _Paths:
                 continue
             far, cables = self.follow(start)
             done.add(key)
+            if far is not None and far[0] == "dcim.interface" and far[1] not in self.interfaces:
+                self.source.outside.add(self.interfaces[key])  # its peer is not imported
             if far is None or far[0] != "dcim.interface" or far[1] not in self.interfaces:
                 self.source.notes.append(
                     f"{self.names[start]}: its cable path does not end at an imported "
@@ -363,12 +452,27 @@ class _Paths:
         return None
 
     def _cable(self, cable: dict[str, Any], near: End, far: End) -> Cable:
+        status = _name(cable.get("status"))
+        if status is None:  # every cable has one: a token without view on statuses reads none
+            raise SourceError(
+                [
+                    SourceProblem(
+                        "Nautobot",
+                        0,
+                        0,
+                        f"dcim.cables {cable['id']}",
+                        "its status is not readable (a planned cable is no link): give the "
+                        "token view permission on extras.status",
+                    )
+                ]
+            )
         return Cable(
             ref=f"dcim.cables {cable['id']}",
             label=str(cable.get("label") or ""),
             length=decimal_or_none(cable.get("length")),
             unit=_unit(cable.get("length_unit")),
             ends=(self.names.get(near, "?"), self.names.get(far, "?")),
+            status=status,
         )
 
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
 from lossless.errors import UsageError
 from lossless.importers.inventory_yaml import (
+    BREAKOUT,
     Cable,
     Connection,
     SourceData,
@@ -284,6 +285,7 @@ def _interface(item: dict[str, Any]) -> SourceInterface:
         speed_kbps=_int_or_none(item.get("speed")),
         mtu=_int_or_none(item.get("mtu")),
         description=str(item.get("description") or ""),
+        enabled=item.get("enabled") is not False,
     )
 
 
@@ -303,6 +305,16 @@ def _choice(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("value")
     return str(value) if value not in (None, "") else None
+
+
+def _breakout(near: list[Any], far: list[Any], cable: Cable) -> NoReturn:
+    """A path from one interface to several (a breakout cable, with or without a NetBox cable
+    profile) is no link of the inventory: an error naming the cable and every end."""
+    label = f" ({cable.label!r})" if cable.label else ""
+    ends = " to ".join(", ".join(_end_name(t) for t in side) for side in (near, far))
+    raise SourceError(
+        [SourceProblem("NetBox", 0, 0, f"{cable.ref}{label}", f"joins {ends}{BREAKOUT}")]
+    )
 
 
 def _connection(path: list[Any], data: SourceData) -> tuple[Connection | None, int | None]:
@@ -340,8 +352,11 @@ def _connection(path: list[Any], data: SourceData) -> tuple[Connection | None, i
                 length=decimal_or_none(cable.get("length")),
                 unit=_choice(cable.get("length_unit")),
                 ends=ends,
+                status=_choice(cable.get("status")) or "connected",
             )
         )
+    if (len(near) > 1 or len(far) > 1) and all(map(_is_interface, [*near, *far])) and cables:
+        _breakout(near, far, cables[-1])
     if len(near) != 1 or len(far) != 1 or not _is_interface(near[0]) or not _is_interface(far[0]):
         start = _end_name(near[0]) if near else "?"
         data.notes.append(f"{start}: its cable path does not end at one interface: no link")

@@ -450,7 +450,12 @@ def nautobot_data(speed: bool) -> dict[str, object]:
             entry = {"id": uid("interface", end), "name": end.split(":", 1)[1]}
             if speed:
                 entry["speed"] = interface["speed"]
-            entry |= {"mtu": interface["mtu"], "description": "", "mgmt_only": False}
+            entry |= {
+                "mtu": interface["mtu"],
+                "description": "",
+                "mgmt_only": False,
+                "enabled": True,
+            }
             interfaces.append(entry)
         devices.append(
             {
@@ -489,9 +494,10 @@ def nautobot_data(speed: bool) -> dict[str, object]:
                     "label": label or None,
                     "length": int(length),
                     "length_unit": NAUTOBOT_UNITS[unit].upper(),
-                    "termination_a_type": {"app_label": "dcim", "model": ta},
+                    "status": {"name": "Connected"},
+                    "termination_a_type": f"dcim.{ta}",
                     "termination_a_id": uid(ta, ka),
-                    "termination_b_type": {"app_label": "dcim", "model": tb},
+                    "termination_b_type": f"dcim.{tb}",
                     "termination_b_id": uid(tb, kb),
                 }
             )
