@@ -36,6 +36,7 @@ from servers import (  # noqa: E402
     ROOT,
     Server,
     ServerError,
+    cache_folder,
     nautobot,
     netbox,
     scratch_folder,
@@ -276,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--nautobot", action="append", metavar="VERSION", help=f"(repeatable; {NAUTOBOT})"
     )
-    parser.add_argument("--work", type=Path, default=ROOT / ".servers", help="venv cache")
+    parser.add_argument(
+        "--work", type=Path, default=cache_folder(), help="servers' venvs and database dumps"
+    )
     args = parser.parse_args(argv)
     args.work.mkdir(exist_ok=True)
     start = time.monotonic()

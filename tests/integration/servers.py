@@ -36,6 +36,19 @@ ROOT = Path(__file__).resolve().parents[2]
 MIN_PYTHON = (3, 12)
 
 
+def cache_folder() -> Path:
+    """Where the servers' virtual environments and migrated database dumps are kept between
+    runs: outside the clone (CI runs in a fresh clone each time), LOSSLESS_SERVERS_CACHE, else
+    $XDG_CACHE_HOME/lossless/servers (~/.cache without it). A cold run migrates each server's
+    database, the longest step by far."""
+    chosen = os.environ.get("LOSSLESS_SERVERS_CACHE")
+    if chosen:
+        return Path(chosen)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "lossless" / "servers"
+
+
 class ServerError(Exception):
     """A server could not be set up: said in one line, exit 2."""
 
@@ -320,7 +333,7 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
         )
     )
     env = {**os.environ, "NETBOX_ROOT": str(root)}
-    manage = [str(bin_ / "netbox")]
+    manage = [str(bin_ / "python"), str(bin_ / "netbox")]  # a moved venv: not its shebang
     migrated_database(svc, work, requirement, [*manage, "migrate", "--no-input"], env)
     password = secrets.token_urlsafe(16)
     _run(
@@ -383,7 +396,7 @@ def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iter
         "NAUTOBOT_REDIS_PORT": str(svc.redis_port),
         "NAUTOBOT_SECRET_KEY": secrets.token_urlsafe(48),
     }
-    manage = [str(bin_ / "nautobot-server")]
+    manage = [str(bin_ / "python"), str(bin_ / "nautobot-server")]
     migrated_database(svc, work, requirement, [*manage, "migrate", "--no-input"], env)
     _run(
         [
@@ -437,7 +450,7 @@ def scratch_folder() -> Iterator[Path]:
 
 
 if __name__ == "__main__":  # hold a server for a hand: `servers.py netbox|nautobot`
-    work = ROOT / ".servers"
+    work = cache_folder()
     work.mkdir(exist_ok=True)
     start = netbox if sys.argv[1:] == ["netbox"] else nautobot
     pins = {netbox: "netbox==4.7.3", nautobot: "nautobot==3.2.7"}
