@@ -219,9 +219,11 @@ def test_pause_buffer_only_when_the_inventory_asks(tmp_path):
     device.headroom_settings.override = True
     text = render_device(device, plan)
     largest = max((h for p in device.ports.values() for h in p.headroom), key=lambda h: h.size)
+    # resume one frame below the pause threshold: the largest interface MTU, the GPU
+    # switchports' 9216 (issue 39: the uplinks are routed at 9100)
     assert (
         f"pause buffer-size {largest.size} pause-threshold {largest.size - largest.xoff} "
-        f"resume-threshold {largest.size - largest.xoff - 9100}" in text
+        f"resume-threshold {largest.size - largest.xoff - 9216}" in text
     )
     assert "  service-policy type queuing input QOS_INGRESS" in text
     parsed = parse(text, "f", "leaf3")
@@ -395,7 +397,7 @@ def test_diff_merges_a_repeated_section_of_the_running_config(run, configs):
     path.write_text(path.read_text() + "interface Ethernet1/1\n  mtu 9000\n!\n")
     result = run("diff", LAB, "--running", str(configs), "--device", "leaf3")
     assert result.code == 0, result.err
-    assert "mtu 9100" in result.out  # the later `mtu 9000` is what the switch runs
+    assert "mtu 9216" in result.out  # the later `mtu 9000` is what the switch runs
 
 
 def test_negations_and_top_level_statements_are_not_taken_for_new_values():
@@ -469,3 +471,73 @@ def test_a_lossless_qos_group_7_keeps_cnp_below_it(run, tmp_path):
     [finding] = [line for line in result.out.splitlines() if "LL126 [" in line]
     assert "leaf3" in finding and "strict priority on c-out-8q-q6" in finding
     assert "qos-group 7 is lossless here, so CNP cannot move there" in finding
+
+
+# -- issue 39: a switchport stays a switchport ------------------------------------------------
+FULL_RUNNING = CORPUS / "full-running-l2-gpu-ports.cfg"  # `show running-config` of leaf3
+
+
+def _diff_full_running(run, tmp_path, inventory: str = LAB) -> str:
+    folder = tmp_path / "running"
+    folder.mkdir()
+    shutil.copy(FULL_RUNNING, folder / "leaf3.cfg")
+    result = run("diff", inventory, "--running", str(folder), "--device", "leaf3")
+    assert result.code == 0, result.err
+    return result.out
+
+
+def _mode_changes(diff_out: str) -> list[str]:
+    """Remediation or impact lines that change a port's mode (`switchport`, `no switchport`)."""
+    return [
+        line
+        for line in diff_out.splitlines()
+        if line.strip().removeprefix("no ") == "switchport"
+        or line.endswith("> no switchport")
+        or line.endswith("> switchport")
+    ]
+
+
+def test_gpu_switchports_in_vlans_stay_switchports(run, tmp_path):
+    """leaf3's GPU ports are access ports of VLAN 2003 at `mtu 9216` in a full running config;
+    the plan's MTU 9100 was rendered `no switchport` + `mtu 9100`, which took them out of their
+    VLAN. A switchport takes 1500 or the jumbo MTU only: 9216 is kept, and only the ports the
+    inventory routes (the uplinks, `routed: true`) get their MTU."""
+    out = _diff_full_running(run, tmp_path)
+    assert not _mode_changes(out)
+    assert "interface Ethernet1/1\n" not in out and "interface Ethernet1/2\n" not in out
+    assert "    interface Ethernet1/31\n      mtu 9100\n" in out
+    rendered = render_device(_lab().devices["leaf3"], _lab())
+    gpu = rendered[
+        rendered.index("interface Ethernet1/1\n") : rendered.index("interface Ethernet1/2\n")
+    ]
+    assert "no switchport" not in gpu and "  mtu 9216\n" in gpu
+    uplink = rendered[rendered.index("interface Ethernet1/31\n") :]
+    assert "  no switchport\n  mtu 9100\n" in uplink
+
+
+def test_a_port_lossless_does_not_route_keeps_the_switchs_mode(run, tmp_path):
+    """Without `routed` in the inventory, the running config's routed uplinks (`no switchport`,
+    `ip address`) are left routed: no `switchport` is remediated, and at the jumbo MTU they
+    already have nothing changes on them."""
+    text = (INVENTORIES / "lab.yaml").read_text().replace(", routed: true", "")
+    assert "routed" not in text.split("port_profiles:")[1].split("devices:")[0]
+    inventory = tmp_path / "lab.yaml"
+    inventory.write_text(text)
+    out = _diff_full_running(run, tmp_path, str(inventory))
+    assert not _mode_changes(out)
+    assert "Ethernet1/31" not in out and "Ethernet1/32" not in out
+
+
+def test_routed_is_read_back_and_compared():
+    """`no switchport` is a fact of the port (round trip and drift): the inventory's routed
+    uplinks read back routed, the GPU switchports not."""
+    plan = _lab()
+    device = plan.devices["leaf3"]
+    parsed = parse(render_device(device, plan), "leaf3.cfg", "leaf3")
+    assert {n: p.routed for n, p in parsed.ports.items()} == {
+        "Ethernet1/1": False,
+        "Ethernet1/2": False,
+        "Ethernet1/31": True,
+        "Ethernet1/32": True,
+    }
+    assert {n: p.mtu for n, p in parsed.ports.items()}["Ethernet1/1"] == 9216

@@ -191,6 +191,7 @@ class _Planner:
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
             sources=self.sources.of_port(port, link),
+            routed=port.routed,
         )
         return plan, result
 

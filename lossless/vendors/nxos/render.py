@@ -136,14 +136,16 @@ def class_mtu(device: DevicePlan) -> int:
     return max([DEFAULT_JUMBO_MTU, *(p.mtu for p in device.ports.values())])
 
 
-def routed(port: PortPlan) -> bool:
-    """Whether the port is rendered routed (`no switchport`): when its MTU is neither 1500 nor
-    the system jumbo MTU, which are all a switchport takes [L2MTU]. lossless never changes
-    `system jumbomtu` (a switch-wide setting other ports depend on), so a port at another MTU
-    can only be a routed port, as RoCE v2 fabric ports are in Cisco's AI/ML blueprint
-    (docs/reference/vendors.md 2, snippet). A port at 1500 or 9216 keeps whatever mode it is
-    in."""
-    return port.mtu not in (DEFAULT_MTU, DEFAULT_JUMBO_MTU)
+def interface_mtu(port: PortPlan) -> int:
+    """The `mtu` of the interface. A routed port (the inventory's `routed`, rendered `no
+    switchport`) takes its own MTU. Any other port stays a switchport (issue 39: making it
+    routed for its MTU took GPU ports out of their VLANs), and a switchport takes only 1500
+    or the system jumbo MTU [L2MTU], which lossless never changes (a switch-wide setting other
+    ports depend on): a plan MTU between them is rendered as the jumbo MTU, 9216, the larger
+    (a frame the plan allows is never refused)."""
+    if port.routed or port.mtu in (DEFAULT_MTU, DEFAULT_JUMBO_MTU):
+        return port.mtu
+    return DEFAULT_MTU if port.mtu < DEFAULT_MTU else DEFAULT_JUMBO_MTU
 
 
 def _cnp_swap(device: DevicePlan) -> tuple[dict[int, int], dict[int, int]] | None:
@@ -167,10 +169,17 @@ def _cnp_swap(device: DevicePlan) -> tuple[dict[int, int], dict[int, int]] | Non
 
 
 def as_rendered(device: DevicePlan) -> DevicePlan:
-    """The device's plan in NX-OS's terms, which a parsed config is compared with: CNP in
-    qos-group 7 and queue c-out-8q-q7 [QOSPRIO, SCRIPT] (the plan's CNP traffic class, 6 in
-    the example inventories, and 7 swap places; the qos-group is local to the switch: CNPs
-    cross links by their DSCP, which does not change)."""
+    """The device's plan in NX-OS's terms, which a parsed config is compared with: each port at
+    its interface MTU (a switchport's is 1500 or the jumbo MTU), CNP in qos-group 7 and queue
+    c-out-8q-q7 [QOSPRIO, SCRIPT] (the plan's CNP traffic class, 6 in the example
+    inventories, and 7 swap places; the qos-group is local to the switch: CNPs cross links by
+    their DSCP, which does not change)."""
+    device = replaced(
+        device,
+        ports={
+            name: replaced(port, mtu=interface_mtu(port)) for name, port in device.ports.items()
+        },
+    )
     swap = _cnp_swap(device)
     if swap is None:
         return device
@@ -348,7 +357,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
                 "name": p.name,
                 "description": description(port_description(p)),
                 "mtu": p.mtu,
-                "routed": routed(p),
+                "routed": p.routed,
                 "lossless": p.lossless,
                 "watchdog": bool(p.lossless and p.watchdog and p.watchdog.enabled),
                 "egress": attached.get(p.name),
@@ -367,6 +376,7 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
         device,
         (
             "mtu",
+            "routed",
             "lossless",
             "pfc_priorities",
             "ecn",
