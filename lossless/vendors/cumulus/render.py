@@ -104,8 +104,13 @@ HASH_SEED_NOTE = "  # restarts switchd: every port resets"
 # `egress-scheduler ... mode|bw-percent`, `link mtu|speed`, `description`, `type`, `system
 # forwarding hash-seed`. Resilient hashing still has no NVUE command in 5.15 (5.15 ECMP page).
 # Oldest: 5.9, from which `nv config apply` also saves the config (APPLY_HINT relies on it);
-# the PFC watchdog commands exist since 5.6 (Cumulus Linux 5.6 "What's New"). Newer than 5.15:
-# not checked, so refused until its "New and Changed NVUE Commands" page is read.
+# the PFC watchdog commands exist since 5.6 (Cumulus Linux 5.6 "What's New").
+# 5.16 and 5.17 keep the 5.15 words for every key above: their "New and Removed NVUE Commands"
+# pages (CumulusNetworks/docs content/cumulus-linux-516/Whats-New/New-and-Removed-NVUE-
+# Commands.md @ 0da900a, content/cumulus-linux-517/... @ 09ee50c) add commands and remove
+# only `system telemetry stats-group <id> acl-stats class acl-set export stat` (5.16; none in
+# 5.17); 5.16's "New and Changed" page lists only 5.15's syntax changes. Newer than 5.17: not
+# checked, so refused until its pages are read.
 
 
 @dataclass(frozen=True)
@@ -118,9 +123,9 @@ class Words:
 
 
 ON_OFF = Words("enable", "on", "off")  # Cumulus Linux 5.0-5.14
-ENABLED_DISABLED = Words("state", "enabled", "disabled")  # Cumulus Linux 5.15
+ENABLED_DISABLED = Words("state", "enabled", "disabled")  # Cumulus Linux 5.15-5.17
 OLDEST = (5, 9)
-NEWEST = (5, 15)
+NEWEST = (5, 17)
 RELEASES = tuple(f"5.{minor}" for minor in range(OLDEST[1], NEWEST[1] + 1))
 _RELEASE = re.compile(r"(\d{1,3})\.(\d{1,3})(?:\.\d+)?", re.ASCII)  # schema: os_version
 
@@ -143,6 +148,27 @@ def unsupported(version: str) -> str:
         f"Cumulus Linux {version}: lossless writes NVUE for Cumulus Linux {RELEASES[0]} to "
         f"{RELEASES[-1]} only (5.15 renamed NVUE's on/off words; older and newer releases "
         "are not checked)"
+    )
+
+
+def release_origin(device: DevicePlan) -> str:
+    """Where the release a fragment is written for comes from, for its header and stderr."""
+    if device.os_version is not None:
+        return "the inventory's os_version"
+    return (
+        f"no os_version given: the newest release lossless knows; {RELEASES[0]}-5.14 reject "
+        "these words, give their os_version"
+    )
+
+
+def release_note(device: DevicePlan) -> str | None:
+    """What rendering says on stderr: the release whose words were used, where none was
+    given (issue 39: a 5.14 switch rejects 5.15's words at `nv config patch`)."""
+    if device.os_version is not None:
+        return None
+    return (
+        f"{device.name}: NVUE written in the words of Cumulus Linux {RELEASES[-1]} "
+        f"({release_origin(device)})"
     )
 
 
@@ -245,6 +271,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     return {
         "device": device.name,
         "release": f"{number[0]}.{number[1]}",
+        "release_origin": release_origin(device),
         # `qos roce`: the preset's switch in the release's words, and its mode (sorted keys)
         "roce": sorted([(words.roce_switch, words.on), ("mode", "lossless")]),
         "interfaces": [
