@@ -25,10 +25,7 @@ from lossless.vendors.cumulus import render as cumulus_render
 from lossless.vendors.cumulus.read import read_nvue
 from lossless.vendors.rendering import render_device
 
-PINNED = '    os_version: "5.15"  # the release it runs: its NVUE words (5.14 and older differ)\n'
-LAB_TEXT = (INVENTORIES / "lab.yaml").read_text()
-assert LAB_TEXT.count(PINNED) == 1  # the lab's leaf2 states its release
-LAB = LAB_TEXT.replace(PINNED, "")  # here each test says its own
+LAB = (INVENTORIES / "lab.yaml").read_text()
 CUMULUS = "    os: cumulus\n"
 assert LAB.count(CUMULUS) == 1  # leaf2, the lab's Cumulus switch
 
@@ -95,13 +92,15 @@ def test_the_default_is_the_newest_release_and_a_patch_release_renders_as_its_mi
     assert cumulus_render.RELEASES[-1] == "5.17"
     assert fragments['"5.15"'] == fragments['"5.15.0"']
     assert _set(fragments[None]) == _set(fragments['"5.17"']) == _set(fragments['"5.15"'])
+    # without os_version: 5.15's words, named so (they are 5.16's and 5.17's too)
+    assert fragments[None].splitlines()[0] == fragments['"5.15"'].splitlines()[0]
     assert fragments['"5.14.1"'] == fragments['"5.14"']
     assert re.sub(r"Linux 5\.9\b", "Linux 5.14", fragments['"5.9"']) == fragments['"5.14"']
 
 
-def test_golden_is_rendered_for_the_lab_s_release(fragments):
+def test_golden_is_rendered_for_the_newest_words(fragments):
     golden = (INVENTORIES.parent / "golden" / "lab" / "leaf2.yaml").read_text()
-    assert golden == fragments['"5.15"']
+    assert golden == fragments[None]
 
 
 @pytest.mark.parametrize("version", ['"5.16"', '"5.17"'])
@@ -119,19 +118,19 @@ def test_without_os_version_the_header_and_stderr_say_which_words(run, fragments
     """Issue 39: with no os_version the fragment is in the newest release's words, which a
     5.14 switch rejects at `nv config patch`: the header and the render run say so."""
     header = fragments[None].splitlines()[:3]
-    assert header[1] == "# It is written in the NVUE words of Cumulus Linux 5.17"
+    assert header[1] == "# It is written in the NVUE words of Cumulus Linux 5.15"
     assert header[2] == (
-        "# (no os_version given: the newest release lossless knows; 5.9-5.14 reject these "
-        "words, give their os_version):"
+        "# (no os_version given: the words of 5.15 to 5.17, the newest lossless knows; 5.9 "
+        "to 5.14 reject them, give their os_version):"
     )
     result = run("render", str(_lab(tmp_path, None)), "-o", str(tmp_path / "out"))
     assert result.code == 0, result.err
     assert (
-        "note: leaf2: NVUE written in the words of Cumulus Linux 5.17 (no os_version given"
+        "note: leaf2: NVUE written in the words of Cumulus Linux 5.15 (no os_version given"
         in result.err
     )
-    pinned = run("render", str(INVENTORIES / "lab.yaml"), "-o", str(tmp_path / "pinned"))
-    assert "NVUE written in the words" not in pinned.err
+    pinned = run("render", str(_lab(tmp_path, '"5.17"', "pinned.yaml")), "-o", str(tmp_path / "p"))
+    assert pinned.code == 0 and "NVUE written in the words" not in pinned.err
 
 
 @pytest.mark.parametrize("version", ['"5.14"', '"5.15"'])

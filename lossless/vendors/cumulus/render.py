@@ -126,6 +126,8 @@ ON_OFF = Words("enable", "on", "off")  # Cumulus Linux 5.0-5.14
 ENABLED_DISABLED = Words("state", "enabled", "disabled")  # Cumulus Linux 5.15-5.17
 OLDEST = (5, 9)
 NEWEST = (5, 17)
+# Without os_version: the first release of the newest words, which 5.15 to NEWEST all take
+DEFAULT = (5, 15)
 RELEASES = tuple(f"5.{minor}" for minor in range(OLDEST[1], NEWEST[1] + 1))
 _RELEASE = re.compile(r"(\d{1,3})\.(\d{1,3})(?:\.\d+)?", re.ASCII)  # schema: os_version
 
@@ -156,8 +158,8 @@ def release_origin(device: DevicePlan) -> str:
     if device.os_version is not None:
         return "the inventory's os_version"
     return (
-        f"no os_version given: the newest release lossless knows; {RELEASES[0]}-5.14 reject "
-        "these words, give their os_version"
+        f"no os_version given: the words of 5.15 to {RELEASES[-1]}, the newest lossless "
+        f"knows; {RELEASES[0]} to 5.14 reject them, give their os_version"
     )
 
 
@@ -167,17 +169,17 @@ def release_note(device: DevicePlan) -> str | None:
     if device.os_version is not None:
         return None
     return (
-        f"{device.name}: NVUE written in the words of Cumulus Linux {RELEASES[-1]} "
-        f"({release_origin(device)})"
+        f"{device.name}: NVUE written in the words of Cumulus Linux "
+        f"{DEFAULT[0]}.{DEFAULT[1]} ({release_origin(device)})"
     )
 
 
 def device_release(device: DevicePlan) -> tuple[int, int]:
-    """The release a device's fragment is written for: its os_version, else the newest. The
-    inventory schema refuses another release at its line; a plan made some other way is
-    refused here, at the device."""
+    """The release a device's fragment is written for: its os_version, else DEFAULT (the
+    newest words, named by their first release). The inventory schema refuses another
+    release at its line; a plan made some other way is refused here, at the device."""
     if device.os_version is None:
-        return NEWEST
+        return DEFAULT
     number = release(device.os_version)
     if number is None:
         file, _, place = device.source.rpartition(":")
