@@ -528,9 +528,11 @@ def test_a_port_lossless_does_not_route_keeps_the_switchs_mode(run, tmp_path):
     assert "Ethernet1/31" not in out and "Ethernet1/32" not in out
 
 
-def test_routed_is_read_back_and_compared():
-    """`no switchport` is a fact of the port (round trip and drift): the inventory's routed
-    uplinks read back routed, the GPU switchports not."""
+def test_routed_is_read_back():
+    """`no switchport` reads back as a routed port: the inventory's routed uplinks, not the
+    GPU switchports. It is not compared as a fact (a port lossless does not route keeps the
+    switch's mode); a routed port's missing `no switchport` shows as its MTU (a switchport
+    takes only 1500 or 9216)."""
     plan = _lab()
     device = plan.devices["leaf3"]
     parsed = parse(render_device(device, plan), "leaf3.cfg", "leaf3")

@@ -12,7 +12,6 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "speed_mbps": lambda p: p.speed_mbps,
     "lanes": lambda p: p.lanes,
     "mtu": lambda p: p.mtu,
-    "routed": lambda p: p.routed,
     "lossless": lambda p: p.lossless,
     "pfc_priorities": lambda p: sorted(p.pfc_priorities),
     "cable_m": lambda p: math.ceil(p.cable_m) if p.lossless and p.cable_m else None,

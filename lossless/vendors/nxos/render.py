@@ -376,7 +376,6 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
         device,
         (
             "mtu",
-            "routed",
             "lossless",
             "pfc_priorities",
             "ecn",
