@@ -59,6 +59,9 @@ class EcmpPolicy:
     hash_fields: tuple[str, ...]
     seed: int | None
     resilient: bool
+    # SONiC: lossless owns DEVICE_METADATA type, set per tier (orchagent's hash seed comes
+    # from it); off, the switch's own type stays
+    device_type: bool = False
 
 
 @dataclass(frozen=True)

@@ -252,6 +252,9 @@ class DevicePlan:
     # The OS release the config is rendered for (inventory `os_version`); None: the newest the
     # vendor renders for (a config read back says nothing of it).
     os_version: str | None = field(default=None, metadata=NOT_IN_JSON)
+    # lossless owns the OS's tier setting its ECMP seed comes from (SONiC DEVICE_METADATA
+    # type: policy.ecmp.device_type), or a config states it
+    tier_type: bool = field(default=False, metadata=NOT_IN_JSON)
     # True for a config read back: its queues and classes are the OS's own, where a plan from
     # an inventory is vendor-neutral and takes Vendor.as_rendered to be in the OS's terms.
     from_config: bool = field(default=False, metadata=NOT_IN_JSON)

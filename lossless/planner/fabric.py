@@ -143,6 +143,7 @@ class _Planner:
             maps=plan_maps(policy),
             queues=plan_queues(policy),
             ecmp=plan_ecmp(device.name, device.role, policy.ecmp, device.asic),
+            tier_type=policy.ecmp.device_type,
             watchdog=self.watchdog(policy.pfc_watchdog),
             headroom_settings=settings,
             budget=budget,
