@@ -102,9 +102,10 @@ def test_headroom_table_narrower_than_its_numbers_prints_them_whole():
 def mtu_changed(tmp_path):
     folder = tmp_path / "backups"
     shutil.copytree(GOLDEN, folder, ignore=shutil.ignore_patterns("hosts", "README.md"))
-    for name in ("leaf3.cfg", "spine1.cfg"):
+    # the interfaces' MTU: 9100 on spine1, the jumbo 9216 on leaf3's switchports (issue 39)
+    for name, mtu in (("leaf3.cfg", "\n  mtu 9216\n"), ("spine1.cfg", "mtu 9100")):
         path = folder / name
-        path.write_text(path.read_text().replace("mtu 9100", "mtu 1500"))
+        path.write_text(path.read_text().replace(mtu, mtu.replace(mtu.strip(), "mtu 1500")))
     return folder
 
 
@@ -115,8 +116,7 @@ def test_diff_counts_changes_not_the_sections_they_are_in(run, mtu_changed):
     assert header and header[0].endswith(": 4 changes, 4 disruptive, phase 1")
     assert "    interface Ethernet1/1\n      mtu 9100\n" in result.out  # the context is shown
     nxos = [line for line in result.out.splitlines() if line.startswith("leaf3 (nxos")]
-    # the routed uplinks only: leaf3's GPU switchports are at the jumbo MTU (issue 39)
-    assert nxos[0].endswith(": 2 changes, 2 disruptive, phase 1")
+    assert nxos[0].endswith(": 4 changes, 4 disruptive, phase 1")
 
 
 def test_diff_json_counts_the_same(run, mtu_changed):

@@ -344,8 +344,8 @@ REMOVED = {
     ),
     "interface mtu": (
         (
-            "  description fabric uplink\n  no switchport\n  mtu 9100\n",
-            "  description fabric uplink\n  no switchport\n",
+            "  description fabric uplink\n  mtu 9216\n",
+            "  description fabric uplink\n",
         ),
         "LL106",
         "interface Ethernet1/31",
@@ -475,6 +475,16 @@ def test_a_lossless_qos_group_7_keeps_cnp_below_it(run, tmp_path):
 
 # -- issue 39: a switchport stays a switchport ------------------------------------------------
 FULL_RUNNING = CORPUS / "full-running-l2-gpu-ports.cfg"  # `show running-config` of leaf3
+UPLINK = "  uplink-400g: {speed: 400G, description: fabric uplink}\n"
+
+
+def _routed_uplinks(tmp_path):
+    """The lab with its fabric uplinks marked routed (Layer 3 links to the spines)."""
+    text = (INVENTORIES / "lab.yaml").read_text()
+    assert text.count(UPLINK) == 1
+    path = tmp_path / "routed.yaml"
+    path.write_text(text.replace(UPLINK, UPLINK.replace("}", ", routed: true}")))
+    return path
 
 
 def _diff_full_running(run, tmp_path, inventory: str = LAB) -> str:
@@ -501,12 +511,14 @@ def test_gpu_switchports_in_vlans_stay_switchports(run, tmp_path):
     """leaf3's GPU ports are access ports of VLAN 2003 at `mtu 9216` in a full running config;
     the plan's MTU 9100 was rendered `no switchport` + `mtu 9100`, which took them out of their
     VLAN. A switchport takes 1500 or the jumbo MTU only: 9216 is kept, and only the ports the
-    inventory routes (the uplinks, `routed: true`) get their MTU."""
-    out = _diff_full_running(run, tmp_path)
-    assert not _mode_changes(out)
+    inventory routes (here the uplinks, `routed: true`) get `no switchport` and their MTU."""
+    inventory = _routed_uplinks(tmp_path)
+    out = _diff_full_running(run, tmp_path, str(inventory))
+    assert not _mode_changes(out)  # the uplinks are routed already
     assert "interface Ethernet1/1\n" not in out and "interface Ethernet1/2\n" not in out
     assert "    interface Ethernet1/31\n      mtu 9100\n" in out
-    rendered = render_device(_lab().devices["leaf3"], _lab())
+    plan = plan_fabric(load_inventory(inventory))
+    rendered = render_device(plan.devices["leaf3"], plan)
     gpu = rendered[
         rendered.index("interface Ethernet1/1\n") : rendered.index("interface Ethernet1/2\n")
     ]
@@ -516,24 +528,20 @@ def test_gpu_switchports_in_vlans_stay_switchports(run, tmp_path):
 
 
 def test_a_port_lossless_does_not_route_keeps_the_switchs_mode(run, tmp_path):
-    """Without `routed` in the inventory, the running config's routed uplinks (`no switchport`,
-    `ip address`) are left routed: no `switchport` is remediated, and at the jumbo MTU they
-    already have nothing changes on them."""
-    text = (INVENTORIES / "lab.yaml").read_text().replace(", routed: true", "")
-    assert "routed" not in text.split("port_profiles:")[1].split("devices:")[0]
-    inventory = tmp_path / "lab.yaml"
-    inventory.write_text(text)
-    out = _diff_full_running(run, tmp_path, str(inventory))
+    """The lab routes no port: the running config's routed uplinks (`no switchport`,
+    `ip address`) are left routed, no `switchport` is remediated, and at the jumbo MTU they
+    already have nothing changes on them; nor on the GPU switchports."""
+    out = _diff_full_running(run, tmp_path)
     assert not _mode_changes(out)
-    assert "Ethernet1/31" not in out and "Ethernet1/32" not in out
+    assert ": 0 changes" in out
 
 
-def test_routed_is_read_back():
+def test_routed_is_read_back(tmp_path):
     """`no switchport` reads back as a routed port: the inventory's routed uplinks, not the
     GPU switchports. It is not compared as a fact (a port lossless does not route keeps the
     switch's mode); a routed port's missing `no switchport` shows as its MTU (a switchport
     takes only 1500 or 9216)."""
-    plan = _lab()
+    plan = plan_fabric(load_inventory(_routed_uplinks(tmp_path)))
     device = plan.devices["leaf3"]
     parsed = parse(render_device(device, plan), "leaf3.cfg", "leaf3")
     assert {n: p.routed for n, p in parsed.ports.items()} == {
