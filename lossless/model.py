@@ -155,7 +155,8 @@ class Port:
     policy: Policy
     where: Location
     lint_ignore: dict[str, str] = field(default_factory=dict)
-    routed: bool = False  # a Layer 3 port (NX-OS `no switchport`); else the switch's mode stays
+    # a Layer 3 port (NX-OS `no switchport`), or not; None: as its link says (render.routed)
+    routed: bool | None = None
     # policy key ("mtu", "ecn", "pfc_watchdog.poll_ms", ...) -> where the inventory set it
     # (the most specific layer that did); keys left at the built-in default are absent
     policy_origin: dict[str, Location] = field(default_factory=dict)

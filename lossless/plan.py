@@ -113,9 +113,9 @@ class PortPlan:
     # What the port classifies ingress traffic by: "dscp" (every plan), or what a config
     # states or leaves to the OS default ("cos", "none")
     trust: str = field(default="dscp", metadata=NOT_IN_JSON)
-    # A Layer 3 port: the inventory's `routed`, or a config's `no switchport` (NX-OS); False
-    # leaves the port in the mode the switch has it (an NX-OS switchport stays one)
-    routed: bool = field(default=False, metadata=NOT_IN_JSON)
+    # A Layer 3 port: the inventory's `routed`, or a config's `no switchport` (NX-OS); None:
+    # not said (NX-OS routes a link to a switch at an MTU a switchport cannot take)
+    routed: bool | None = field(default=None, metadata=NOT_IN_JSON)
     # Where each fact was stated (fact name as in vendors.facts.PORT_FACTS -> FILE:LINE:COL):
     # the config line a parser read it from, or the inventory line that set it. Findings
     # about a fact point there; `source` is the fallback.

@@ -344,8 +344,8 @@ REMOVED = {
     ),
     "interface mtu": (
         (
-            "  description fabric uplink\n  mtu 9216\n",
-            "  description fabric uplink\n",
+            "  description fabric uplink\n  no switchport\n  mtu 9100\n",
+            "  description fabric uplink\n  no switchport\n",
         ),
         "LL106",
         "interface Ethernet1/31",
@@ -478,12 +478,13 @@ FULL_RUNNING = CORPUS / "full-running-l2-gpu-ports.cfg"  # `show running-config`
 UPLINK = "  uplink-400g: {speed: 400G, description: fabric uplink}\n"
 
 
-def _routed_uplinks(tmp_path):
-    """The lab with its fabric uplinks marked routed (Layer 3 links to the spines)."""
+def _uplinks(tmp_path, routed: bool):
+    """The lab with its fabric uplinks' `routed` said in the inventory."""
     text = (INVENTORIES / "lab.yaml").read_text()
     assert text.count(UPLINK) == 1
-    path = tmp_path / "routed.yaml"
-    path.write_text(text.replace(UPLINK, UPLINK.replace("}", ", routed: true}")))
+    path = tmp_path / "lab-routed.yaml"
+    word = "true" if routed else "false"
+    path.write_text(text.replace(UPLINK, UPLINK.replace("}", f", routed: {word}}}")))
     return path
 
 
@@ -510,14 +511,14 @@ def _mode_changes(diff_out: str) -> list[str]:
 def test_gpu_switchports_in_vlans_stay_switchports(run, tmp_path):
     """leaf3's GPU ports are access ports of VLAN 2003 at `mtu 9216` in a full running config;
     the plan's MTU 9100 was rendered `no switchport` + `mtu 9100`, which took them out of their
-    VLAN. A switchport takes 1500 or the jumbo MTU only: 9216 is kept, and only the ports the
-    inventory routes (here the uplinks, `routed: true`) get `no switchport` and their MTU."""
-    inventory = _routed_uplinks(tmp_path)
-    out = _diff_full_running(run, tmp_path, str(inventory))
-    assert not _mode_changes(out)  # the uplinks are routed already
+    VLAN. A port to a server stays a switchport: a switchport takes 1500 or the jumbo MTU
+    only, so 9216 is kept. The uplinks, links to the spines at 9100, are routed (as they run)
+    and get their MTU."""
+    out = _diff_full_running(run, tmp_path)
+    assert not _mode_changes(out)
     assert "interface Ethernet1/1\n" not in out and "interface Ethernet1/2\n" not in out
     assert "    interface Ethernet1/31\n      mtu 9100\n" in out
-    plan = plan_fabric(load_inventory(inventory))
+    plan = _lab()
     rendered = render_device(plan.devices["leaf3"], plan)
     gpu = rendered[
         rendered.index("interface Ethernet1/1\n") : rendered.index("interface Ethernet1/2\n")
@@ -527,21 +528,33 @@ def test_gpu_switchports_in_vlans_stay_switchports(run, tmp_path):
     assert "  no switchport\n  mtu 9100\n" in uplink
 
 
-def test_a_port_lossless_does_not_route_keeps_the_switchs_mode(run, tmp_path):
-    """The lab routes no port: the running config's routed uplinks (`no switchport`,
-    `ip address`) are left routed, no `switchport` is remediated, and at the jumbo MTU they
-    already have nothing changes on them; nor on the GPU switchports."""
-    out = _diff_full_running(run, tmp_path)
+def test_a_port_the_inventory_keeps_layer_2_is_never_unrouted(run, tmp_path):
+    """`routed: false` on the uplinks: they are rendered switchports at the jumbo MTU, and the
+    running config's routed uplinks (`no switchport`, `ip address`) are left routed: no
+    `switchport` is remediated, and at 9216 nothing changes on them."""
+    out = _diff_full_running(run, tmp_path, str(_uplinks(tmp_path, routed=False)))
     assert not _mode_changes(out)
     assert ": 0 changes" in out
 
 
-def test_routed_is_read_back(tmp_path):
-    """`no switchport` reads back as a routed port: the inventory's routed uplinks, not the
-    GPU switchports. It is not compared as a fact (a port lossless does not route keeps the
-    switch's mode); a routed port's missing `no switchport` shows as its MTU (a switchport
-    takes only 1500 or 9216)."""
-    plan = plan_fabric(load_inventory(_routed_uplinks(tmp_path)))
+def test_the_inventory_routes_a_server_port(tmp_path):
+    plan = plan_fabric(load_inventory(_uplinks(tmp_path, routed=True)))
+    text = render_device(plan.devices["leaf3"], plan)
+    assert text.count("  no switchport\n  mtu 9100\n") == 2  # the uplinks, as without it
+    lab = (INVENTORIES / "lab.yaml").read_text()
+    server = "  server-400g: {speed: 400G, description: GPU NIC}\n"
+    assert lab.count(server) == 1
+    path = tmp_path / "routed-servers.yaml"
+    path.write_text(lab.replace(server, server.replace("}", ", routed: true}")))
+    plan = plan_fabric(load_inventory(path))
+    assert render_device(plan.devices["leaf3"], plan).count("  no switchport\n") == 4
+
+
+def test_routed_is_read_back():
+    """`no switchport` reads back as a routed port: the uplinks, not the GPU switchports. It is
+    not compared as a fact (a port lossless does not route keeps the switch's mode); a routed
+    port's missing `no switchport` shows as its MTU (a switchport takes only 1500 or 9216)."""
+    plan = _lab()
     device = plan.devices["leaf3"]
     parsed = parse(render_device(device, plan), "leaf3.cfg", "leaf3")
     assert {n: p.routed for n, p in parsed.ports.items()} == {

@@ -136,14 +136,24 @@ def class_mtu(device: DevicePlan) -> int:
     return max([DEFAULT_JUMBO_MTU, *(p.mtu for p in device.ports.values())])
 
 
+def routed(port: PortPlan) -> bool:
+    """Whether the port is rendered routed (`no switchport`): as the inventory says
+    (`routed`), else when it is a link to another switch at an MTU a switchport cannot take
+    (neither 1500 nor the jumbo MTU [L2MTU]), as fabric links between switches are routed in
+    Cisco's AI/ML blueprint (docs/reference/vendors.md 2). A port to a server (GPU ports in
+    VLANs) stays a switchport (issue 39: making it routed for its MTU took it out of its
+    VLAN)."""
+    if port.routed is not None:
+        return port.routed
+    return port.peer_kind == "switch" and port.mtu not in (DEFAULT_MTU, DEFAULT_JUMBO_MTU)
+
+
 def interface_mtu(port: PortPlan) -> int:
-    """The `mtu` of the interface. A routed port (the inventory's `routed`, rendered `no
-    switchport`) takes its own MTU. Any other port stays a switchport (issue 39: making it
-    routed for its MTU took GPU ports out of their VLANs), and a switchport takes only 1500
-    or the system jumbo MTU [L2MTU], which lossless never changes (a switch-wide setting other
-    ports depend on): a plan MTU between them is rendered as the jumbo MTU, 9216, the larger
-    (a frame the plan allows is never refused)."""
-    if port.routed or port.mtu in (DEFAULT_MTU, DEFAULT_JUMBO_MTU):
+    """The `mtu` of the interface: a routed port takes its own; a switchport takes only 1500
+    or the system jumbo MTU [L2MTU], which lossless never changes (a switch-wide setting
+    other ports depend on), so a plan MTU between them is the jumbo MTU, 9216, the larger (a
+    frame the plan allows is never refused)."""
+    if routed(port) or port.mtu in (DEFAULT_MTU, DEFAULT_JUMBO_MTU):
         return port.mtu
     return DEFAULT_MTU if port.mtu < DEFAULT_MTU else DEFAULT_JUMBO_MTU
 
@@ -357,7 +367,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
                 "name": p.name,
                 "description": description(port_description(p)),
                 "mtu": p.mtu,
-                "routed": p.routed,
+                "routed": routed(p),
                 "lossless": p.lossless,
                 "watchdog": bool(p.lossless and p.watchdog and p.watchdog.enabled),
                 "egress": attached.get(p.name),
