@@ -124,7 +124,7 @@ def test_lint_flags_two_tiers_installed_with_one_type(run, tmp_path):
     (folder / "spine2.json").write_text(RUNNING.read_text().replace("rail3-leaf07", "spine2"))
     result = run("lint", str(LAB), "--configs", str(folder), "--select", "LL117")
     assert result.code == 0, result.err  # a warning
-    lines = [line for line in result.out.splitlines() if "LL117" in line]
+    lines = [line for line in result.out.splitlines() if " warning LL117 " in line]
     assert len(lines) == 2
     assert all(":270:13: warning LL117" in line for line in lines)
     assert all("ECMP seed 10 is shared by tiers leaf, spine" in line for line in lines)
