@@ -59,6 +59,9 @@ class EcmpPolicy:
     hash_fields: tuple[str, ...]
     seed: int | None
     resilient: bool
+    # SONiC: lossless owns DEVICE_METADATA type, set per tier (orchagent's hash seed comes
+    # from it); off, the switch's own type stays
+    device_type: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,8 @@ class Port:
     policy: Policy
     where: Location
     lint_ignore: dict[str, str] = field(default_factory=dict)
+    # a Layer 3 port (NX-OS `no switchport`), or not; None: as its link says (render.routed)
+    routed: bool | None = None
     # policy key ("mtu", "ecn", "pfc_watchdog.poll_ms", ...) -> where the inventory set it
     # (the most specific layer that did); keys left at the built-in default are absent
     policy_origin: dict[str, Location] = field(default_factory=dict)

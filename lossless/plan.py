@@ -113,6 +113,9 @@ class PortPlan:
     # What the port classifies ingress traffic by: "dscp" (every plan), or what a config
     # states or leaves to the OS default ("cos", "none")
     trust: str = field(default="dscp", metadata=NOT_IN_JSON)
+    # A Layer 3 port: the inventory's `routed`, or a config's `no switchport` (NX-OS); None:
+    # not said (NX-OS routes a link to a switch at an MTU a switchport cannot take)
+    routed: bool | None = field(default=None, metadata=NOT_IN_JSON)
     # Where each fact was stated (fact name as in vendors.facts.PORT_FACTS -> FILE:LINE:COL):
     # the config line a parser read it from, or the inventory line that set it. Findings
     # about a fact point there; `source` is the fallback.
@@ -249,6 +252,9 @@ class DevicePlan:
     # The OS release the config is rendered for (inventory `os_version`); None: the newest the
     # vendor renders for (a config read back says nothing of it).
     os_version: str | None = field(default=None, metadata=NOT_IN_JSON)
+    # lossless owns the OS's tier setting its ECMP seed comes from (SONiC DEVICE_METADATA
+    # type: policy.ecmp.device_type), or a config states it
+    tier_type: bool = field(default=False, metadata=NOT_IN_JSON)
     # True for a config read back: its queues and classes are the OS's own, where a plan from
     # an inventory is vendor-neutral and takes Vendor.as_rendered to be in the OS's terms.
     from_config: bool = field(default=False, metadata=NOT_IN_JSON)

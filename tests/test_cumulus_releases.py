@@ -49,7 +49,7 @@ def _set(text: str) -> dict:
 @pytest.fixture(scope="module")
 def fragments(tmp_path_factory) -> dict[str | None, str]:
     folder = tmp_path_factory.mktemp("releases")
-    versions = (None, '"5.9"', '"5.14"', '"5.14.1"', '"5.15"', '"5.15.0"')
+    versions = (None, '"5.9"', '"5.14"', '"5.14.1"', '"5.15"', '"5.15.0"', '"5.16"', '"5.17"')
     return {v: _render(_lab(folder, v, f"lab{i}.yaml")) for i, v in enumerate(versions)}
 
 
@@ -89,18 +89,48 @@ def test_only_the_renamed_words_differ_between_514_and_515(fragments):
 
 
 def test_the_default_is_the_newest_release_and_a_patch_release_renders_as_its_minor(fragments):
-    assert cumulus_render.RELEASES[-1] == "5.15"
-    assert fragments[None] == fragments['"5.15"'] == fragments['"5.15.0"']
+    assert cumulus_render.RELEASES[-1] == "5.17"
+    assert fragments['"5.15"'] == fragments['"5.15.0"']
+    assert _set(fragments[None]) == _set(fragments['"5.17"']) == _set(fragments['"5.15"'])
+    # without os_version: 5.15's words, named so (they are 5.16's and 5.17's too)
+    assert fragments[None].splitlines()[0] == fragments['"5.15"'].splitlines()[0]
     assert fragments['"5.14.1"'] == fragments['"5.14"']
-    assert (
-        fragments['"5.9"'].replace("Linux 5.9 ", "Linux 5.14 ").replace("Linux 5.9)", "Linux 5.14)")
-        == fragments['"5.14"']
-    )
+    assert re.sub(r"Linux 5\.9\b", "Linux 5.14", fragments['"5.9"']) == fragments['"5.14"']
 
 
-def test_golden_is_rendered_for_the_newest_release(fragments):
+def test_golden_is_rendered_for_the_newest_words(fragments):
     golden = (INVENTORIES.parent / "golden" / "lab" / "leaf2.yaml").read_text()
     assert golden == fragments[None]
+
+
+@pytest.mark.parametrize("version", ['"5.16"', '"5.17"'])
+def test_516_and_517_are_written_in_515_s_words(fragments, version):
+    """Issue 39: 5.16 and 5.17 were refused, though their "New and Removed NVUE Commands"
+    pages (CumulusNetworks/docs, cumulus-linux-516 and -517) change none of the keys lossless
+    writes: the same tree as 5.15, under their own release in the header."""
+    assert _set(fragments[version]) == _set(fragments['"5.15"'])
+    number = version.strip('"')
+    assert f"(Cumulus Linux {number}), rendered by lossless" in fragments[version]
+    assert "# (the inventory's os_version):" in fragments[version]
+
+
+def test_without_os_version_the_header_and_stderr_say_which_words(run, fragments, tmp_path):
+    """Issue 39: with no os_version the fragment is in the newest release's words, which a
+    5.14 switch rejects at `nv config patch`: the header and the render run say so."""
+    header = fragments[None].splitlines()[:3]
+    assert header[1] == "# It is written in the NVUE words of Cumulus Linux 5.15"
+    assert header[2] == (
+        "# (no os_version given: the words of 5.15 to 5.17, the newest lossless knows; 5.9 "
+        "to 5.14 reject them, give their os_version):"
+    )
+    result = run("render", str(_lab(tmp_path, None)), "-o", str(tmp_path / "out"))
+    assert result.code == 0, result.err
+    assert (
+        "note: leaf2: NVUE written in the words of Cumulus Linux 5.15 (no os_version given"
+        in result.err
+    )
+    pinned = run("render", str(_lab(tmp_path, '"5.17"', "pinned.yaml")), "-o", str(tmp_path / "p"))
+    assert pinned.code == 0 and "NVUE written in the words" not in pinned.err
 
 
 @pytest.mark.parametrize("version", ['"5.14"', '"5.15"'])
@@ -129,13 +159,13 @@ def _line_of(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
-@pytest.mark.parametrize("version", ['"5.8"', '"5.16"', '"6.0"', '"4.4.3"', '"latest"', '"5.15x"'])
+@pytest.mark.parametrize("version", ['"5.8"', '"5.18"', '"6.0"', '"4.4.3"', '"latest"', '"5.15x"'])
 def test_a_release_lossless_has_not_checked_is_refused_at_its_line(run, tmp_path, version):
     path = _lab(tmp_path, version)
     line = _only_error(run, path)
     where = f"{path}:{_line_of(path, 'os_version')}:17: devices.leaf2.os_version: "
     assert line.startswith(where), line
-    assert "Cumulus Linux 5.9 to 5.15 only" in line
+    assert "Cumulus Linux 5.9 to 5.17 only" in line
     assert not (tmp_path / "out").exists()  # nothing rendered
 
 
@@ -151,7 +181,7 @@ def test_every_release_the_renderer_knows_is_valid_and_no_other(tmp_path):
     releases say the same thing."""
     validator = inventory_validator()
     device = {"role": "leaf", "os": "cumulus", "asic": "spectrum-4"}
-    for version in [*cumulus_render.RELEASES, "5.12.1", "5.8", "5.16", "6.0", "5.9.1.1", "v5.15"]:
+    for version in [*cumulus_render.RELEASES, "5.12.1", "5.8", "5.18", "6.0", "5.9.1.1", "v5.15"]:
         inventory = {"fabric": {"name": "t"}, "devices": {"s": {**device, "os_version": version}}}
         valid = not list(validator.iter_errors(inventory))
         assert valid == (cumulus_render.release(version) is not None), version
@@ -173,7 +203,7 @@ def test_a_plan_made_another_way_with_an_unknown_release_is_refused_at_the_devic
         render_device(device, plan)
     (problem,) = caught.value.problems
     assert f"{problem.file}:{problem.line}:{problem.column}" == device.source
-    assert problem.path == "devices.leaf2.os_version" and "5.9 to 5.15 only" in problem.message
+    assert problem.path == "devices.leaf2.os_version" and "5.9 to 5.17 only" in problem.message
 
 
 # -- diff: the running config's release --------------------------------------------------------
@@ -238,7 +268,7 @@ def test_a_running_release_lossless_cannot_write_for_is_bad_input_at_the_header(
         cumulus_diff.diff(running, fragments[None], "backups/leaf2.yaml")
     (problem,) = caught.value.problems
     assert (problem.file, problem.line, problem.column) == ("backups/leaf2.yaml", 4, 14)
-    assert "Cumulus Linux 5.8.1: lossless writes NVUE for Cumulus Linux 5.9 to 5.15" in str(problem)
+    assert "Cumulus Linux 5.8.1: lossless writes NVUE for Cumulus Linux 5.9 to 5.17" in str(problem)
 
 
 def test_the_diff_reads_the_header_of_a_full_startup_yaml():

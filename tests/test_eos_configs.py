@@ -204,3 +204,55 @@ def test_every_queue_is_explicit_and_none_above_roce_is_strict_by_default():
     assert all(f"   uc-tx-queue {q}\n" in text for q in range(8))
     assert "hardware counter feature ecn out" not in text and "   speed " not in text
     assert "ip load-sharing trident fields ip source-ip destination-ip source-port" in text
+
+
+# -- issue 39: the watchdog action words EOS takes ----------------------------------------------
+# pyavd 6.x schema (aristanetworks/avd python-avd/pyavd/_eos_cli_config_gen/schema/
+# schema_fragments/priority_flow_control.schema.yml): the global action's valid values; the
+# qos profile's port action: drop or notify-only. `no-drop` (AVD 5.x) is refused by EOS
+# (aristanetworks/avd issue 6399, PR 6400).
+GLOBAL_ACTIONS = {"drop", "errdisable", "notify-only"}
+PORT_ACTIONS = {"drop", "notify-only"}
+
+
+def _actions(text: str) -> tuple[set[str], set[str]]:
+    lines = [line.strip() for line in text.splitlines()]
+    glob = "priority-flow-control pause watchdog action "
+    port = "priority-flow-control pause watchdog port action "
+    return (
+        {line.removeprefix(glob) for line in lines if line.startswith(glob)},
+        {line.removeprefix(port) for line in lines if line.startswith(port)},
+    )
+
+
+@pytest.mark.parametrize("action", ["drop", "alert", "forward"])
+def test_watchdog_actions_are_words_eos_takes(tmp_path, action):
+    from lossless.vendors.rendering import render_device
+
+    text = (INVENTORIES / "lab.yaml").read_text().replace("action: drop}", f"action: {action}}}")
+    (tmp_path / "lab.yaml").write_text(text)
+    plan = plan_fabric(load_inventory(tmp_path / "lab.yaml"))
+    glob, port = _actions(render_device(plan.devices["spine1"], plan))
+    assert glob == {"drop"} and glob <= GLOBAL_ACTIONS
+    assert port == (set() if action == "drop" else {"notify-only"}) and port <= PORT_ACTIONS
+
+
+def test_the_docs_give_eos_s_words_not_avd_5_s():
+    """docs/vendors/eos.md said the global action takes `drop` or `no-drop`: EOS refuses
+    `no-drop` there. The docs and the renderer's sources now give EOS's three words."""
+    for path in (REPO / "docs" / "vendors" / "eos.md", REPO / "lossless/vendors/eos/render.py"):
+        text = " ".join(path.read_text().split())
+        assert "takes `drop` or `no-drop`" not in text, path
+        assert "`drop`, `errdisable`" in text and "`notify-only`" in text, path
+
+
+def test_a_full_running_config_at_eos_s_default_action_gets_drop(run, tmp_path):
+    """spine1's `show running-config` without the global action line (EOS shows no default:
+    errdisable, which shuts the port on a storm): the diff sets `drop`, hitless."""
+    folder = tmp_path / "running"
+    folder.mkdir()
+    shutil.copy(CORPUS / "full-running-watchdog-default-action.cfg", folder / "spine1.cfg")
+    result = run("diff", LAB, "--running", str(folder), "--device", "spine1")
+    assert result.code == 0, result.err
+    assert "1 change, 0 disruptive" in result.out
+    assert "    priority-flow-control pause watchdog action drop\n" in result.out

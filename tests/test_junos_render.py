@@ -122,6 +122,37 @@ def test_shared_buffer_partitions_are_the_jvds(leaf4):
         assert f"{statement} {percent}" in lines
 
 
+def test_partitions_from_the_planned_need_are_the_jvds_where_it_fits(tmp_path):
+    """Issue 39: a QFX5220-32CD (Tomahawk 3) with 3 m 400G links. Its planned headroom is
+    9,176,512 B of 66,394,076 B at a 1:1 shared headroom pool (32 ports): 14 %, so the
+    headroom partition is 14 (30 before issue 39's model, 19,417,792 B). At over-subscribe
+    ratio 2 the need (reserved xon + half the xoff) is under 10 % and the config commits the
+    JVD's partitions exactly: ingress lossless 80, lossless-headroom 10, lossy 10
+    (configlet_dcqcn.tf, commit 0966905)."""
+    inventory = tmp_path / "fabric.yaml"
+    text = JUNOS_LEAF.format(mtu=9100, fields="[src-ip, dst-ip, src-port]")
+    inventory.write_text(text)
+    device = plan_fabric(load_inventory(inventory)).devices["leaf1"]
+    assert device.budget.total_headroom_bytes == 9_176_512
+    assert junos_render.partitions(device)["ingress lossless-headroom"] == 14
+    inventory.write_text(
+        text.replace("  policy:\n", "  policy:\n    headroom: {over_subscribe_ratio: 2}\n", 1)
+    )
+    plan = plan_fabric(load_inventory(inventory))
+    device = plan.devices["leaf1"]
+    assert device.budget.total_headroom_bytes <= device.budget.buffer_bytes // 10
+    lines = _statements(render_device(device, plan))
+    for side, partition, percent in (
+        ("ingress", "lossless", 80),
+        ("ingress", "lossless-headroom", 10),
+        ("ingress", "lossy", 10),
+        ("egress", "lossless", 90),
+        ("egress", "lossy", 10),
+    ):
+        statement = f"class-of-service shared-buffer {side} buffer-partition {partition} percent"
+        assert f"{statement} {percent}" in lines
+
+
 def test_the_headroom_partition_grows_to_hold_the_planned_headroom(leaf4):
     device, _ = leaf4
     budget = device.budget

@@ -169,7 +169,8 @@ def _break_ecmp_fields(plan):
 
 
 def _break_seed(plan):
-    plan.devices["spine1"].ecmp.seed = plan.devices["leaf1"].ecmp.seed
+    # leaf3 (NX-OS) states its seed; a SONiC leaf's is its DEVICE_METADATA type's (issue 39)
+    plan.devices["spine1"].ecmp.seed = plan.devices["leaf3"].ecmp.seed
 
 
 def _break_mtu(plan):

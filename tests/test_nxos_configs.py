@@ -219,9 +219,11 @@ def test_pause_buffer_only_when_the_inventory_asks(tmp_path):
     device.headroom_settings.override = True
     text = render_device(device, plan)
     largest = max((h for p in device.ports.values() for h in p.headroom), key=lambda h: h.size)
+    # resume one frame below the pause threshold: the largest interface MTU, the GPU
+    # switchports' 9216 (issue 39: the uplinks are routed at 9100)
     assert (
         f"pause buffer-size {largest.size} pause-threshold {largest.size - largest.xoff} "
-        f"resume-threshold {largest.size - largest.xoff - 9100}" in text
+        f"resume-threshold {largest.size - largest.xoff - 9216}" in text
     )
     assert "  service-policy type queuing input QOS_INGRESS" in text
     parsed = parse(text, "f", "leaf3")
@@ -395,7 +397,7 @@ def test_diff_merges_a_repeated_section_of_the_running_config(run, configs):
     path.write_text(path.read_text() + "interface Ethernet1/1\n  mtu 9000\n!\n")
     result = run("diff", LAB, "--running", str(configs), "--device", "leaf3")
     assert result.code == 0, result.err
-    assert "mtu 9100" in result.out  # the later `mtu 9000` is what the switch runs
+    assert "mtu 9216" in result.out  # the later `mtu 9000` is what the switch runs
 
 
 def test_negations_and_top_level_statements_are_not_taken_for_new_values():
@@ -469,3 +471,96 @@ def test_a_lossless_qos_group_7_keeps_cnp_below_it(run, tmp_path):
     [finding] = [line for line in result.out.splitlines() if "LL126 [" in line]
     assert "leaf3" in finding and "strict priority on c-out-8q-q6" in finding
     assert "qos-group 7 is lossless here, so CNP cannot move there" in finding
+
+
+# -- issue 39: a switchport stays a switchport ------------------------------------------------
+FULL_RUNNING = CORPUS / "full-running-l2-gpu-ports.cfg"  # `show running-config` of leaf3
+UPLINK = "  uplink-400g: {speed: 400G, description: fabric uplink}\n"
+
+
+def _uplinks(tmp_path, routed: bool):
+    """The lab with its fabric uplinks' `routed` said in the inventory."""
+    text = (INVENTORIES / "lab.yaml").read_text()
+    assert text.count(UPLINK) == 1
+    path = tmp_path / "lab-routed.yaml"
+    word = "true" if routed else "false"
+    path.write_text(text.replace(UPLINK, UPLINK.replace("}", f", routed: {word}}}")))
+    return path
+
+
+def _diff_full_running(run, tmp_path, inventory: str = LAB) -> str:
+    folder = tmp_path / "running"
+    folder.mkdir()
+    shutil.copy(FULL_RUNNING, folder / "leaf3.cfg")
+    result = run("diff", inventory, "--running", str(folder), "--device", "leaf3")
+    assert result.code == 0, result.err
+    return result.out
+
+
+def _mode_changes(diff_out: str) -> list[str]:
+    """Remediation or impact lines that change a port's mode (`switchport`, `no switchport`)."""
+    return [
+        line
+        for line in diff_out.splitlines()
+        if line.strip().removeprefix("no ") == "switchport"
+        or line.endswith("> no switchport")
+        or line.endswith("> switchport")
+    ]
+
+
+def test_gpu_switchports_in_vlans_stay_switchports(run, tmp_path):
+    """leaf3's GPU ports are access ports of VLAN 2003 at `mtu 9216` in a full running config;
+    the plan's MTU 9100 was rendered `no switchport` + `mtu 9100`, which took them out of their
+    VLAN. A port to a server stays a switchport: a switchport takes 1500 or the jumbo MTU
+    only, so 9216 is kept. The uplinks, links to the spines at 9100, are routed (as they run)
+    and get their MTU."""
+    out = _diff_full_running(run, tmp_path)
+    assert not _mode_changes(out)
+    assert "interface Ethernet1/1\n" not in out and "interface Ethernet1/2\n" not in out
+    assert "    interface Ethernet1/31\n      mtu 9100\n" in out
+    plan = _lab()
+    rendered = render_device(plan.devices["leaf3"], plan)
+    gpu = rendered[
+        rendered.index("interface Ethernet1/1\n") : rendered.index("interface Ethernet1/2\n")
+    ]
+    assert "no switchport" not in gpu and "  mtu 9216\n" in gpu
+    uplink = rendered[rendered.index("interface Ethernet1/31\n") :]
+    assert "  no switchport\n  mtu 9100\n" in uplink
+
+
+def test_a_port_the_inventory_keeps_layer_2_is_never_unrouted(run, tmp_path):
+    """`routed: false` on the uplinks: they are rendered switchports at the jumbo MTU, and the
+    running config's routed uplinks (`no switchport`, `ip address`) are left routed: no
+    `switchport` is remediated, and at 9216 nothing changes on them."""
+    out = _diff_full_running(run, tmp_path, str(_uplinks(tmp_path, routed=False)))
+    assert not _mode_changes(out)
+    assert ": 0 changes" in out
+
+
+def test_the_inventory_routes_a_server_port(tmp_path):
+    plan = plan_fabric(load_inventory(_uplinks(tmp_path, routed=True)))
+    text = render_device(plan.devices["leaf3"], plan)
+    assert text.count("  no switchport\n  mtu 9100\n") == 2  # the uplinks, as without it
+    lab = (INVENTORIES / "lab.yaml").read_text()
+    server = "  server-400g: {speed: 400G, description: GPU NIC}\n"
+    assert lab.count(server) == 1
+    path = tmp_path / "routed-servers.yaml"
+    path.write_text(lab.replace(server, server.replace("}", ", routed: true}")))
+    plan = plan_fabric(load_inventory(path))
+    assert render_device(plan.devices["leaf3"], plan).count("  no switchport\n") == 4
+
+
+def test_routed_is_read_back():
+    """`no switchport` reads back as a routed port: the uplinks, not the GPU switchports. It is
+    not compared as a fact (a port lossless does not route keeps the switch's mode); a routed
+    port's missing `no switchport` shows as its MTU (a switchport takes only 1500 or 9216)."""
+    plan = _lab()
+    device = plan.devices["leaf3"]
+    parsed = parse(render_device(device, plan), "leaf3.cfg", "leaf3")
+    assert {n: p.routed for n, p in parsed.ports.items()} == {
+        "Ethernet1/1": False,
+        "Ethernet1/2": False,
+        "Ethernet1/31": True,
+        "Ethernet1/32": True,
+    }
+    assert {n: p.mtu for n, p in parsed.ports.items()}["Ethernet1/1"] == 9216

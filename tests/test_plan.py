@@ -192,6 +192,28 @@ def test_headroom_formats(run):
     assert ini[-1].split() == ["100000", "40m", "72704", "19456", "53248", "0"]
 
 
+def test_headroom_pg_profile_lookup_in_broadcom_semantics(run):
+    """Issue 39: a Broadcom table states size = the PG's guaranteed minimum, xon 0, xoff and
+    xon_offset (Arista-7060X6-64PE-O128S2 pg_profile_lookup.ini at sonic-buildimage 086b03b,
+    400G 5 m: size 18796, xon 0, xoff 612140, threshold 0, xon_offset 3556), as the rendered
+    SONiC profiles do; it wrote size = xon + xoff (630,428) and xon 18,288 before."""
+    ini = run(
+        "headroom",
+        "--asic",
+        "tomahawk-5",
+        "--speed",
+        "400G",
+        "--cable",
+        "5m",
+        "--format",
+        "pg-profile-lookup",
+    ).out.splitlines()
+    assert ini[-2] == "# speed cable size xon xoff threshold xon_offset"
+    size, xon, xoff, threshold, xon_offset = ini[-1].split()[2:]
+    assert (size, xon, xoff, threshold) == ("18796", "0", "612140", "0")
+    assert int(xon_offset) >= 3556  # the plan's resume gap, never below the row's
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -26,7 +26,7 @@ def test_piped_plan_is_plain_text_in_aligned_columns(run):
     assert row.split()[:3] == ["Ethernet1/31", "spine1:Ethernet3/1", "400G"]
     # right-justified numbers end under the end of their heading
     xoff_end = lines[header].index("xoff") + len("xoff")
-    assert row[:xoff_end].endswith("697,856")
+    assert row[:xoff_end].endswith("314,880")
 
 
 def test_a_terminal_of_80_columns_gets_a_table_that_fits_and_says_what_it_left_out():
@@ -37,7 +37,7 @@ def test_a_terminal_of_80_columns_gets_a_table_that_fits_and_says_what_it_left_o
     lines = text.getvalue().splitlines()
     assert max(len(line) for line in lines) <= 80
     table = [line for line in lines if line.startswith("Ethernet1/31")]
-    assert table and "spine1:Ethernet3/1" in table[0] and "697,856" in table[0]
+    assert table and "spine1:Ethernet3/1" in table[0] and "314,880" in table[0]
     assert any(line.startswith("(left out at 80 columns: lanes") for line in lines)
     wide = io.StringIO()
     print_plan_rich(plan, Console(file=wide, width=200, force_terminal=True, color_system=None))

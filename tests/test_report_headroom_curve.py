@@ -46,7 +46,7 @@ def _headroom(model_xoff: int, table: int | None, model: str = "ieee-8021qbb") -
 
 def test_the_note_says_how_far_above_the_table_and_why():
     note = headroom_note(_headroom(585_470, 190_500), 400_000)
-    assert note.startswith("model 3.1x the vendor table: it counts every in-flight byte")
+    assert note.startswith("model 3.1x the vendor table: it counts the small frames' share")
     assert "100G interface delay above 100G [UNV]" in note
     assert "docs/headroom.md" in note
     at_100g = headroom_note(_headroom(300_000, 190_500), 100_000)
@@ -70,7 +70,7 @@ def test_the_page_draws_the_curves_and_explains_the_table(run, tmp_path):
     assert len(curves) >= 3
     assert all(len(points.split()) == 25 for points, _ in curves)
     assert "ieee-8021qbb model xoff at 400G, 8 lanes" in leaf4
-    assert "model 3.1x the vendor table" in leaf4
+    assert "model 1.4x the vendor table" in leaf4  # issue 39 (3.1x before)
     assert re.search(r'<td class="note">(<span[^>]*>)?vendor table[<;]', page) is None
 
 

@@ -55,6 +55,7 @@ def render_command(args: argparse.Namespace) -> int:
     if to_stdout:
         [text] = render_fabric(plan).values()
         sys.stdout.write(text)
+        _print_render_notes(plan)
         return 0
     folder = Path(args.output)
     if args.check:
@@ -84,6 +85,7 @@ def write_configs(
 
     names, text_of = device_files(plan, rendered)
     report = write_rendered(folder, names, text_of)
+    _print_render_notes(plan)
     print(f"{len(report.written)} written, {len(report.unchanged)} unchanged in {folder}", file=out)
     every_file = [file_name(device) for device in inventory.devices.values()]
     for name in orphan_files(folder, every_file):
@@ -94,6 +96,13 @@ def write_configs(
             print(line, file=sys.stderr)
     elif summary := not_expressed_summary(plan.devices.values()):
         print(summary, file=sys.stderr)
+
+
+def _print_render_notes(plan: FabricPlan) -> None:
+    from lossless.vendors.rendering import render_notes
+
+    for note in render_notes(plan):
+        print(printable(f"note: {note}"), file=sys.stderr)
 
 
 def _check(

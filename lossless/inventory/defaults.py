@@ -46,6 +46,9 @@ DEFAULT_POLICY: dict[str, Any] = {
         "hash_fields": ["src-ip", "dst-ip", "ip-protocol", "src-port", "dst-port"],
         "seed": None,
         "resilient": True,
+        # SONiC's DEVICE_METADATA type (which also picks BGP and other templates) is the
+        # operator's unless they hand it to lossless
+        "device_type": False,
     },
     # SONiC LOSSLESS_TRAFFIC_PATTERN defaults (mtu 1024, small packets 50 %)
     # (docs/reference/sonic.md 1.3

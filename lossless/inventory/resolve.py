@@ -396,6 +396,7 @@ class _Resolver:
                     policy=policy,
                     where=where,
                     lint_ignore=lint_ignore,
+                    routed=settings.get("routed"),
                     policy_origin=port_origin,
                 )
         return ports

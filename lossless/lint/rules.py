@@ -717,16 +717,23 @@ def ecmp_udp_source_port(device: DevicePlan, fabric: FabricPlan):
 @rule("LL117", "ecmp-seed-per-tier", "warning", "fabric", "docs/reference/physics.md 4 rule 18")
 def ecmp_seed_per_tier(fabric: FabricPlan):
     """Tiers use different ECMP seeds, so a flow's choice at one tier does not repeat at the
-    next (hash polarisation)."""
+    next (hash polarisation). A planned device's seed is the one its OS gets from the config
+    (`as_rendered`: SONiC's comes from DEVICE_METADATA type, issue 39); a config's is what
+    it states, or its OS's default where it is a whole config."""
     seeds: dict[int | None, set[str]] = {}
-    stated = [d for d in fabric.devices.values() if d.ecmp.seed is not None]
+    devices = [
+        d if d.from_config else vendor_for(d.os).as_rendered(d) for d in fabric.devices.values()
+    ]
+    stated = [d for d in devices if d.ecmp.seed is not None]
     for device in stated:
         seeds.setdefault(device.ecmp.seed, set()).add(device.role)
     for device in stated:
         roles = seeds[device.ecmp.seed]
         if len(roles) > 1:
+            # a config's finding at what gives its seed (SONiC: the DEVICE_METADATA type)
+            where = device.sources.get("ecmp_seed") if device.from_config else None
             yield _at(
-                (device.source, device.name, None),
+                (where or device.source, device.name, None),
                 "LL117",
                 f"ECMP seed {device.ecmp.seed} is shared by tiers {', '.join(sorted(roles))}",
                 "warning",

@@ -143,6 +143,7 @@ class _Planner:
             maps=plan_maps(policy),
             queues=plan_queues(policy),
             ecmp=plan_ecmp(device.name, device.role, policy.ecmp, device.asic),
+            tier_type=policy.ecmp.device_type,
             watchdog=self.watchdog(policy.pfc_watchdog),
             headroom_settings=settings,
             budget=budget,
@@ -191,6 +192,7 @@ class _Planner:
             source=self.where_text(port.where),
             lint_ignore=dict(port.lint_ignore),
             sources=self.sources.of_port(port, link),
+            routed=port.routed,
         )
         return plan, result
 

@@ -15,8 +15,12 @@ table, size included"):
 Where SKUs disagree the highest row counts. How the rows are read for the port's speed and
 cable, most direct first (the same for each figure):
 
-* the rows at the port's speed and at every lower speed (headroom grows with speed, so a
-  faster port needs at least as much as a slower one on the same cable);
+* the rows at the port's speed; where no table publishes that speed, the rows of every lower
+  speed (headroom grows with speed, so a faster port needs at least as much as a slower one
+  on the same cable). Where a speed is published, its rows are the vendors' word for it: a
+  slower speed's rows are not carried up (issue 39: Tomahawk 5's NH-4010 publishes a flat
+  612,140 B for its 2x25G ports and no 40G row; carried up, 40G planned 5.7x the highest
+  40G row);
 * never below a row at this cable length or a shorter one (headroom grows with the cable);
 * between two published cable lengths, the straight line through them, rounded up (the
   tables are linear in the cable: cell/84 bytes per round-trip wire byte);
@@ -151,11 +155,14 @@ def vendor_floor(
     table: str, speed_mbps: int, cable_m: int, field: str = "xoff"
 ) -> VendorFloor | None:
     """The published requirement on one figure (xoff, size or xon) for this speed and cable:
-    the highest of the floors read at this speed and at every lower speed of the tables (a
-    faster port needs at least as much headroom as a slower one on the same cable)."""
+    the floor read at this speed where the tables publish it, else the highest of the floors
+    read at every lower speed (a faster port needs at least as much headroom as a slower one
+    on the same cable)."""
     if field not in FIELD_VALUE:
         raise ValueError(f"no vendor floor for {field!r}: one of {', '.join(FIELD_VALUE)}")
     by_speed = _rows_by_table_and_speed().get(table, {})
+    if speed_mbps in by_speed:
+        return _floor_at_speed(by_speed[speed_mbps], cable_m, "", field)
     floors = [
         _floor_at_speed(
             by_speed[speed],
@@ -163,8 +170,8 @@ def vendor_floor(
             "" if speed == speed_mbps else f", {speed // 1000}G rows",
             field,
         )
-        for speed in sorted((s for s in by_speed if s <= speed_mbps), reverse=True)
-    ]  # from the port's own speed down, so a tie names the port's speed
+        for speed in sorted((s for s in by_speed if s < speed_mbps), reverse=True)
+    ]  # from the port's speed down, so a tie names the fastest
     return max(floors, key=lambda f: f.value, default=None)
 
 

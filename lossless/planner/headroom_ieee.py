@@ -3,19 +3,30 @@
 The delay components of docs/reference/physics.md 2.1 (IEEE 802.1Qbb Annex N as decomposed by
 Cisco Press,
 ch. 7), each in bit times at the port speed, give the wire bytes that can still arrive after
-the receiver decides to pause; the worst-case cell occupancy turns them into buffer bytes:
+the receiver decides to pause; the cell occupancy turns them into buffer bytes:
 
     W    = [ (8*M + 160) + 672 + 2*D_intf + 2*D_gearbox + 2*L*t_m*C + D_resp ] / 8
                                               wire bytes that arrive meanwhile, M = port MTU
-    occ  = max over frame sizes s of ceil(s / cell) * cell / (s + 20)
+    w    = max over frame sizes s of ceil(s / cell) * cell / (s + 20)
          = cell / 84 for cells of 84 B and more: every 64-byte frame and its 20 bytes of
            preamble and gap take a whole cell (254 / 84 = 3.02 on Tomahawk 3/4/5)
+    pb   = 100 * 64 / ((p * 64 + (100 - p) * m) / 100)   the byte share of small frames
+           when p % of the frames are 64 B and the rest lossless-MTU (m) frames
+    occ  = (100 - pb + pb * w) / 100
     xoff = ceil_cell(W * occ + ceil_cell(M))   the frame the sender has started, stored whole
     xon  = ceil_cell(max(2*M, pipeline_latency))
     size = xoff + xon                     (shared headroom pool: size = xon)
 
-The published vendor tables grow by exactly this occupancy per metre of cable (catalogue.yaml,
-cell_size sources); compute_headroom then never lets xoff fall below them (headroom_floor.py).
+The small-packet share is SONiC's own (docs/reference/sonic.md 1.4 steps 6-7, sonic-swss
+cfgmgr/buffer_headroom_mellanox.lua, the same inventory inputs small_packet_percent and
+lossless_mtu, default 50 % and 1024 B, SONiC's LOSSLESS_TRAFFIC_PATTERN): only that share of
+the bytes in flight is small frames wasting cell space; the rest fill their cells. p = 100
+gives the worst case, w alone (issue 26's model). w is the exact waste of a 64-byte frame on
+the wire rather than SONiC's ceil(cell / 64), which counts no gap or preamble and rounds up
+(4 instead of 3.02 for 254-byte cells). Some published tables grow by w per metre of cable
+(catalogue.yaml, cell_size sources), so by more than this occupancy: compute_headroom never
+lets xoff fall below them (headroom_floor.py), and beyond their longest cable carries their
+slope on.
 
 xon is the resume gap: it must hold what the pipeline still delivers after XON is decided
 (the ASIC's pipeline latency, SONiC's xon) and at least two largest frames.
@@ -56,12 +67,13 @@ from lossless.planner.headroom_common import (
     HeadroomInputs,
     HeadroomResult,
     ceil_to,
+    derive_cell_occupancy,
     inputs_record,
 )
 
 SOURCE = (
     "IEEE 802.1Qbb delay model, docs/reference/physics.md 2.1 (Cisco Press ch. 7 decomposition), "
-    "worst-case cell occupancy (docs/headroom.md: cell/84)"
+    "cell occupancy of SONiC's small-packet share (docs/headroom.md)"
 )
 # 96 bit times inter-frame gap + 64 of preamble/SFD (IEEE 802.3, docs/reference/physics.md 2.1
 # [2ND])
@@ -182,19 +194,7 @@ def ieee_headroom(inputs: HeadroomInputs, asic: Asic) -> HeadroomResult:
         f"{num(response)}) / 8",
         total_bits / 8,
     )
-    occupancy = d.step(
-        "cell_occupancy",
-        "max over frame sizes s of ceil(s / cell) * cell / (s + 20)  (worst case: s = 64 "
-        "or s = cell + 1)",
-        f"cell {cell}, frames 64..{mtu} B",
-        worst_case_occupancy(cell, mtu),
-        "",
-    )
-    if inputs.small_packet_percent != 100 or inputs.lossless_mtu != mtu:
-        d.notes.append(
-            "small_packet_percent and lossless_mtu are SONiC-Mellanox inputs: this model "
-            "assumes the worst case, every frame wasting the most cell space"
-        )
+    _, occupancy = derive_cell_occupancy(d, cell, inputs.small_packet_percent, inputs.lossless_mtu)
     # The frame the sender has started must finish: one largest frame, stored whole.
     sender = d.step("sender_frame", "ceil_cell(M)", f"ceil_{cell}({mtu})", ceil_to(mtu, cell))
     xoff = d.step(

@@ -4,9 +4,9 @@ point sits on, and why a planned xoff is above the vendor's published table.
 The curve is the port group's own headroom model (lossless/planner, the inputs recorded in
 the plan's derivation) evaluated at every cable length, before the vendor-table floor: the
 points are where the group's cables put it, the floor marks are the published rows. The
-reasons a model exceeds a table are docs/headroom.md's ("Why some medians stay above 1.25"):
-the worst-case cell occupancy (cell/84 per wire byte) and, above 100G, the 100G interface
-delay held for want of IEEE 802.3bs/df delay tables [UNV].
+reasons a model exceeds a table are docs/headroom.md's ("How the numbers are built"): the
+small frames' cell waste (SONiC's small-packet share, ceil(cell/64) cells' worth each) and,
+above 100G, the 100G interface delay held for want of IEEE 802.3bs/df delay tables [UNV].
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from lossless.text.units import format_speed
 
 # a model this close to the table is "at" it, not above (the tables are rounded to cells)
 ABOVE = 1.05
-WHY = "docs/headroom.md, 'Why some medians stay above 1.25'"
+WHY = "docs/headroom.md, 'How the numbers are built'"
 
 
 def model_curves(plan: FabricPlan, device: DevicePlan) -> list[tuple[str, Callable[[float], int]]]:
@@ -83,7 +83,7 @@ def headroom_note(headroom: HeadroomPlan, speed_mbps: int) -> str:
         return "at the vendor table"
     if headroom.model != "ieee-8021qbb":
         return f"model {ratio:.1f}x the vendor table ({WHY})"
-    causes = ["counts every in-flight byte at the worst-case cell occupancy (cell/84)"]
+    causes = ["counts the small frames' share of the in-flight bytes at ceil(cell/64) cells each"]
     if speed_mbps > 100_000:
         causes.append("holds the 100G interface delay above 100G [UNV]")
     return f"model {ratio:.1f}x the vendor table: it {' and '.join(causes)} ({WHY})"

@@ -64,6 +64,12 @@ def digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def render_notes(fabric: FabricPlan) -> list[str]:
+    """What rendering each device chose that its operator must hear (Vendor.render_note)."""
+    notes = (vendor_for(d.os).render_note(d) for d in fabric.devices.values())
+    return [note for note in notes if note]
+
+
 def device_files(
     fabric: FabricPlan, rendered: dict[str, RenderedFile] | None = None
 ) -> tuple[list[str], Callable[[int], str]]:

@@ -31,6 +31,10 @@ def _as_is(device: DevicePlan) -> DevicePlan:
     return device
 
 
+def _nothing_to_say(device: DevicePlan) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Vendor:
     os: str  # the inventory's name for the OS
@@ -65,6 +69,9 @@ class Vendor:
     # show command, JSON output where the OS gives it) and read(outputs, device) ->
     # observed.DeviceState; imported when first used
     state_reader: str = ""
+    # What rendering a device chose that its operator must hear (on stderr), or None: the
+    # Cumulus release whose NVUE words were used when the inventory names none
+    render_note: Callable[[DevicePlan], str | None] = _nothing_to_say
 
     def parse(self, text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
         """A config's text as a device plan (on top of the hint: facts a config cannot hold).

@@ -26,4 +26,5 @@ VENDOR = Vendor(
     diff_kind="nvue-commands",
     apply_hint=render.APPLY_HINT,
     state_reader="lossless.vendors.cumulus.state",
+    render_note=render.release_note,
 )

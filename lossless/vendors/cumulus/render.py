@@ -104,8 +104,13 @@ HASH_SEED_NOTE = "  # restarts switchd: every port resets"
 # `egress-scheduler ... mode|bw-percent`, `link mtu|speed`, `description`, `type`, `system
 # forwarding hash-seed`. Resilient hashing still has no NVUE command in 5.15 (5.15 ECMP page).
 # Oldest: 5.9, from which `nv config apply` also saves the config (APPLY_HINT relies on it);
-# the PFC watchdog commands exist since 5.6 (Cumulus Linux 5.6 "What's New"). Newer than 5.15:
-# not checked, so refused until its "New and Changed NVUE Commands" page is read.
+# the PFC watchdog commands exist since 5.6 (Cumulus Linux 5.6 "What's New").
+# 5.16 and 5.17 keep the 5.15 words for every key above: their "New and Removed NVUE Commands"
+# pages (CumulusNetworks/docs content/cumulus-linux-516/Whats-New/New-and-Removed-NVUE-
+# Commands.md @ 0da900a, content/cumulus-linux-517/... @ 09ee50c) add commands and remove
+# only `system telemetry stats-group <id> acl-stats class acl-set export stat` (5.16; none in
+# 5.17); 5.16's "New and Changed" page lists only 5.15's syntax changes. Newer than 5.17: not
+# checked, so refused until its pages are read.
 
 
 @dataclass(frozen=True)
@@ -118,9 +123,11 @@ class Words:
 
 
 ON_OFF = Words("enable", "on", "off")  # Cumulus Linux 5.0-5.14
-ENABLED_DISABLED = Words("state", "enabled", "disabled")  # Cumulus Linux 5.15
+ENABLED_DISABLED = Words("state", "enabled", "disabled")  # Cumulus Linux 5.15-5.17
 OLDEST = (5, 9)
-NEWEST = (5, 15)
+NEWEST = (5, 17)
+# Without os_version: the first release of the newest words, which 5.15 to NEWEST all take
+DEFAULT = (5, 15)
 RELEASES = tuple(f"5.{minor}" for minor in range(OLDEST[1], NEWEST[1] + 1))
 _RELEASE = re.compile(r"(\d{1,3})\.(\d{1,3})(?:\.\d+)?", re.ASCII)  # schema: os_version
 
@@ -146,12 +153,33 @@ def unsupported(version: str) -> str:
     )
 
 
+def release_origin(device: DevicePlan) -> str:
+    """Where the release a fragment is written for comes from, for its header and stderr."""
+    if device.os_version is not None:
+        return "the inventory's os_version"
+    return (
+        f"no os_version given: the words of 5.15 to {RELEASES[-1]}, the newest lossless "
+        f"knows; {RELEASES[0]} to 5.14 reject them, give their os_version"
+    )
+
+
+def release_note(device: DevicePlan) -> str | None:
+    """What rendering says on stderr: the release whose words were used, where none was
+    given (issue 39: a 5.14 switch rejects 5.15's words at `nv config patch`)."""
+    if device.os_version is not None:
+        return None
+    return (
+        f"{device.name}: NVUE written in the words of Cumulus Linux "
+        f"{DEFAULT[0]}.{DEFAULT[1]} ({release_origin(device)})"
+    )
+
+
 def device_release(device: DevicePlan) -> tuple[int, int]:
-    """The release a device's fragment is written for: its os_version, else the newest. The
-    inventory schema refuses another release at its line; a plan made some other way is
-    refused here, at the device."""
+    """The release a device's fragment is written for: its os_version, else DEFAULT (the
+    newest words, named by their first release). The inventory schema refuses another
+    release at its line; a plan made some other way is refused here, at the device."""
     if device.os_version is None:
-        return NEWEST
+        return DEFAULT
     number = release(device.os_version)
     if number is None:
         file, _, place = device.source.rpartition(":")
@@ -245,6 +273,7 @@ def context(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     return {
         "device": device.name,
         "release": f"{number[0]}.{number[1]}",
+        "release_origin": release_origin(device),
         # `qos roce`: the preset's switch in the release's words, and its mode (sorted keys)
         "roce": sorted([(words.roce_switch, words.on), ("mode", "lossless")]),
         "interfaces": [

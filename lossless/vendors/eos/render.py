@@ -14,12 +14,15 @@ Sources, cited per line below:
   control-plane traffic.
 * [ANNET] annetutil/annet annet/implicit.py: EOS's default `ip load-sharing trident fields`
   lines, which `show running-config` leaves out.
-* [AVDWD] AVD eos_cli_config_gen: the global `priority-flow-control pause watchdog action`
-  takes `drop` or `no-drop` (2024 schema and molecule fixture `priority-flow-control pause
-  watchdog action no-drop`; pyavd 6.4 lists drop|errdisable|notify-only); `notify-only` is the
-  per-port action, `priority-flow-control pause watchdog port action drop|notify-only` in a
-  qos profile (schema `qos_profiles[].priority_flow_control.watchdog.action`: "override the
-  default error-disable action to either drop traffic on the stuck queue or notify-only").
+* [AVDWD] AVD eos_cli_config_gen (pyavd 6.x schema `priority_flow_control.watchdog.action`):
+  the global `priority-flow-control pause watchdog action` takes `drop`, `errdisable` (EOS's
+  default) or `notify-only`. AVD 5.x allowed `no-drop`, which EOS refuses ("% Unavailable
+  command", aristanetworks/avd issue 6399; removed in AVD 6.0.0 by PR 6400, porting guide
+  6.x: "not supported by the EOS CLI"). Per port, `priority-flow-control pause watchdog port
+  action drop|notify-only` in a qos profile (schema `qos_profiles[].priority_flow_control.
+  watchdog.action`: "override the default error-disable action to either drop traffic on the
+  stuck queue or notify-only"). No EOS release is documented with other words; the first
+  release with `notify-only` is not stated in the sources read [UNV].
 * [SEED] um-eos "ECMP and Load Sharing": the hash seed is set per hardware family,
   `ip load-sharing <family> seed <n>` (families arad, fm6000, petraA, sand, trident; StrataXGS
   Trident/Tomahawk switches take `trident`); the seed's range on StrataXGS is not published

@@ -25,8 +25,10 @@ OWNED_INTERFACE_LINES = (
     "service-policy type qos ",
     "service-policy type queuing ",
 )
-# A port lossless renders routed: its MTU is one a switchport cannot take (render.routed).
-# Only this exact line is owned; a switchport's own lines (`switchport access vlan ...`) never.
+# A port the inventory says is routed is rendered `no switchport`. Only this exact line is
+# owned, and only on the ports lossless routes: a port the inventory does not route keeps the
+# mode the switch has it in (issue 39), so a running `no switchport` there is never undone.
+# A switchport's own lines (`switchport access vlan ...`) are never owned.
 ROUTED = "no switchport"
 
 
@@ -39,13 +41,38 @@ def diff(running: str, intended: str) -> list[str]:
     from lossless.vendors.nxos.parse import REPEATABLE
     from lossless.vendors.remediation import cli_remediation
 
+    merged = merged_text(parse_tree(running, repeatable=REPEATABLE), indent="  ")
     return cli_remediation(
         Platform.CISCO_NXOS,
-        merged_text(parse_tree(running, repeatable=REPEATABLE), indent="  "),
+        _routed_only_where_intended(merged, _routed_ports(intended)),
         intended,
         lambda text: text.startswith(OWNED_SECTIONS),
         lambda line: line.startswith(OWNED_INTERFACE_LINES) or line == ROUTED,
     )
+
+
+def _routed_ports(config: str) -> set[str]:
+    """The interfaces a config of ours renders `no switchport`."""
+    routed, interface = set(), None
+    for line in config.splitlines():
+        if line.startswith("interface "):
+            interface = line
+        elif line.strip() == ROUTED and interface:
+            routed.add(interface)
+    return routed
+
+
+def _routed_only_where_intended(running: str, routed: set[str]) -> str:
+    """The running config without its `no switchport` lines on the interfaces lossless does not
+    route: their mode is the switch's, not a difference to remediate."""
+    kept, interface = [], None
+    for line in running.splitlines():
+        if not line.startswith(" "):
+            interface = line if line.startswith("interface ") else None
+        elif line.strip() == ROUTED and interface not in routed:
+            continue
+        kept.append(line)
+    return "\n".join(kept) + "\n"
 
 
 # -- change impact (`lossless diff`: docs/change-impact.md) -------------------------------------
@@ -63,8 +90,8 @@ IMPACT = (
     ImpactRule(
         r"^no switchport$",
         DISRUPTIVE,
-        "makes a switchport a routed port (its MTU is neither 1500 nor the system jumbo MTU, "
-        "the only MTUs a switchport takes): its VLAN membership and Layer 2 settings go",
+        "makes a switchport a routed port (the inventory says it is routed): its VLAN "
+        "membership and Layer 2 settings go",
         "lossless/vendors/nxos/render.py [L2MTU], " + _UNDOCUMENTED,
         within=_IF,
     ),

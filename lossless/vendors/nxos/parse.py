@@ -506,6 +506,9 @@ def _port_mtu(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
     if stated:
         port.sources["mtu"] = switch.at(stated.line)
     routed = settings["routed"].value if "routed" in settings else config.routed_default
+    port.routed = routed
+    if "routed" in settings:
+        port.sources["routed"] = switch.at(settings["routed"].line)
     if routed:
         return
     jumbo = config.jumbo.value if config.jumbo else DEFAULT_JUMBO_MTU

@@ -137,13 +137,25 @@ def class_mtu(device: DevicePlan) -> int:
 
 
 def routed(port: PortPlan) -> bool:
-    """Whether the port is rendered routed (`no switchport`): when its MTU is neither 1500 nor
-    the system jumbo MTU, which are all a switchport takes [L2MTU]. lossless never changes
-    `system jumbomtu` (a switch-wide setting other ports depend on), so a port at another MTU
-    can only be a routed port, as RoCE v2 fabric ports are in Cisco's AI/ML blueprint
-    (docs/reference/vendors.md 2, snippet). A port at 1500 or 9216 keeps whatever mode it is
-    in."""
-    return port.mtu not in (DEFAULT_MTU, DEFAULT_JUMBO_MTU)
+    """Whether the port is rendered routed (`no switchport`): as the inventory says
+    (`routed`), else when it is a link to another switch at an MTU a switchport cannot take
+    (neither 1500 nor the jumbo MTU [L2MTU]), as fabric links between switches are routed in
+    Cisco's AI/ML blueprint (docs/reference/vendors.md 2). A port to a server (GPU ports in
+    VLANs) stays a switchport (issue 39: making it routed for its MTU took it out of its
+    VLAN)."""
+    if port.routed is not None:
+        return port.routed
+    return port.peer_kind == "switch" and port.mtu not in (DEFAULT_MTU, DEFAULT_JUMBO_MTU)
+
+
+def interface_mtu(port: PortPlan) -> int:
+    """The `mtu` of the interface: a routed port takes its own; a switchport takes only 1500
+    or the system jumbo MTU [L2MTU], which lossless never changes (a switch-wide setting
+    other ports depend on), so a plan MTU between them is the jumbo MTU, 9216, the larger (a
+    frame the plan allows is never refused)."""
+    if routed(port) or port.mtu in (DEFAULT_MTU, DEFAULT_JUMBO_MTU):
+        return port.mtu
+    return DEFAULT_MTU if port.mtu < DEFAULT_MTU else DEFAULT_JUMBO_MTU
 
 
 def _cnp_swap(device: DevicePlan) -> tuple[dict[int, int], dict[int, int]] | None:
@@ -167,10 +179,17 @@ def _cnp_swap(device: DevicePlan) -> tuple[dict[int, int], dict[int, int]] | Non
 
 
 def as_rendered(device: DevicePlan) -> DevicePlan:
-    """The device's plan in NX-OS's terms, which a parsed config is compared with: CNP in
-    qos-group 7 and queue c-out-8q-q7 [QOSPRIO, SCRIPT] (the plan's CNP traffic class, 6 in
-    the example inventories, and 7 swap places; the qos-group is local to the switch: CNPs
-    cross links by their DSCP, which does not change)."""
+    """The device's plan in NX-OS's terms, which a parsed config is compared with: each port at
+    its interface MTU (a switchport's is 1500 or the jumbo MTU), CNP in qos-group 7 and queue
+    c-out-8q-q7 [QOSPRIO, SCRIPT] (the plan's CNP traffic class, 6 in the example
+    inventories, and 7 swap places; the qos-group is local to the switch: CNPs cross links by
+    their DSCP, which does not change)."""
+    device = replaced(
+        device,
+        ports={
+            name: replaced(port, mtu=interface_mtu(port)) for name, port in device.ports.items()
+        },
+    )
     swap = _cnp_swap(device)
     if swap is None:
         return device

@@ -24,4 +24,6 @@ VENDOR = Vendor(
     differ="lossless.vendors.sonic.diff",
     diff_kind="json-patch",
     state_reader="lossless.vendors.sonic.state",
+    # the ECMP seed as orchagent derives it from DEVICE_METADATA type (device_type.py)
+    as_rendered=render.as_rendered,
 )

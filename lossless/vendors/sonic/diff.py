@@ -90,7 +90,10 @@ OWNED_FIELDS: dict[str, Any] = {
 }
 # Tables where an entry of our port can be ours although the fragment no longer has it.
 STALE_CHECKED = ("PORT_QOS_MAP", "PFC_WD", "QUEUE", "BUFFER_PG")
-GUARDED = "DEVICE_METADATA"  # compared, never patched
+GUARDED = "DEVICE_METADATA"  # compared, never patched, but for the type lossless owns
+OWNED_TYPE = (
+    "type"  # DEVICE_METADATA|localhost type where the fragment sets it (policy.ecmp.device_type)
+)
 DEFAULT_BUFFER_MODEL = "traditional"  # bi:files/build_templates/init_cfg.json.j2
 # What GCU lets a patch do to a field of an existing BUFFER_PROFILE (the conf's scenarios
 # "Dynamic threshold tuning", "PG headroom modification", "Packet trimming eligibility
@@ -253,7 +256,7 @@ def _changes(
     intended = json.loads(intended_text)
     scope = _Scope(running, intended)
     _check_guards(scope)
-    ops: list[dict[str, Any]] = []
+    ops: list[dict[str, Any]] = _type_ops(scope)
     held: list[tuple[tuple[str, ...], str]] = []
     for table in sorted((set(intended) | set(STALE_CHECKED)) - {GUARDED}):
         owned = scope.entries(table)
@@ -289,6 +292,24 @@ def _changes(
             else:
                 ops += entry_ops
     return sorted(ops, key=_phase), held
+
+
+def _type_ops(scope: _Scope) -> list[dict[str, Any]]:
+    """DEVICE_METADATA|localhost type, where the fragment sets it (lossless owns it): the
+    one field of DEVICE_METADATA a patch changes (its YANG pattern lists the tier types, so
+    GCU takes it)."""
+    wanted = scope.intended.get(GUARDED, {}).get("localhost", {}).get(OWNED_TYPE)
+    if wanted is None:
+        return []
+    metadata = _object(
+        (scope.table(GUARDED) or {}).get("localhost", {}), "DEVICE_METADATA|localhost"
+    )
+    path = f"/{GUARDED}/localhost/{OWNED_TYPE}"
+    if OWNED_TYPE not in metadata:
+        return [{"op": "add", "path": path, "value": wanted}]
+    if metadata[OWNED_TYPE] != wanted:
+        return [{"op": "replace", "path": path, "value": wanted}]
+    return []
 
 
 def _members(key: str) -> set[int]:
@@ -450,6 +471,14 @@ _BUFFERS = (
     "apply them before the port is up)"
 )
 IMPACT = (
+    ImpactRule(
+        r" /DEVICE_METADATA/localhost/type$",
+        HITLESS,
+        "sets the switch's tier type: orchagent takes the new ECMP hash seed only when swss "
+        "restarts (switch.json is rendered then: schedule a `config reload`, which rehashes "
+        "every flow); type also selects BGP and other templates",
+        "lossless/vendors/sonic/device_type.py, bi:dockers/docker-orchagent/switch.json.j2 [SRC]",
+    ),
     ImpactRule(
         r" /BUFFER_PG/(?P<port>[^/|,]+)",
         DISRUPTIVE,

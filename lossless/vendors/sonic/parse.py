@@ -54,6 +54,8 @@ from lossless.vendors.skeleton import (
     unknown_hardware,
 )
 from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
+from lossless.vendors.sonic.device_type import SOURCE as SEED_SOURCE
+from lossless.vendors.sonic.device_type import is_whole_config, seed_of
 from lossless.vendors.sonic.platform import (
     DYNAMIC,
     asic_vendor,
@@ -271,16 +273,40 @@ class _Reader:
     def _ecmp(self) -> None:
         db, device = self.db, self.device
         hashing = db.table("SWITCH_HASH").get("GLOBAL", {})
-        if "ecmp_hash" not in hashing:
-            return  # the switch's default hash: unknown, not judged
-        value = hashing["ecmp_hash"]
-        listed = value if isinstance(value, list) else [f for f in value.split(",") if f]
-        named = [name for name, fields in HASH_FIELDS.items() if set(fields) <= set(listed)]
-        known = {f for name in named for f in HASH_FIELDS[name]}
-        fields = named + [f.lower() for f in listed if f not in known]
-        device.ecmp = EcmpPlan(fields, None, "not in CONFIG_DB", False, "L4_SRC_PORT" in listed)
-        where = db.at("SWITCH_HASH", "GLOBAL", "ecmp_hash")
-        device.sources["ecmp_hash_fields"] = device.sources["ecmp_udp_source_port"] = where
+        if "ecmp_hash" in hashing:
+            value = hashing["ecmp_hash"]
+            listed = value if isinstance(value, list) else [f for f in value.split(",") if f]
+            named = [name for name, fields in HASH_FIELDS.items() if set(fields) <= set(listed)]
+            known = {f for name in named for f in HASH_FIELDS[name]}
+            fields = named + [f.lower() for f in listed if f not in known]
+            device.ecmp = EcmpPlan(fields, None, "not in CONFIG_DB", False, "L4_SRC_PORT" in listed)
+            where = db.at("SWITCH_HASH", "GLOBAL", "ecmp_hash")
+            device.sources["ecmp_hash_fields"] = device.sources["ecmp_udp_source_port"] = where
+        # else the switch's default hash: unknown, not judged
+        self._seed()
+
+    def _seed(self) -> None:
+        """The hash seed orchagent gets from DEVICE_METADATA type (device_type.py); a whole
+        config_db without a type gets 0; a fragment that states none says nothing."""
+        db, device = self.db, self.device
+        metadata = db.table("DEVICE_METADATA").get("localhost", {})
+        path = ("DEVICE_METADATA", "localhost")
+        namespace = metadata.get("namespace_id")
+        offset = db.integer((*path, "namespace_id"), namespace) if namespace is not None else 0
+        if "type" in metadata:
+            kind = db.text((*path, "type"), metadata["type"])
+            how = f"DEVICE_METADATA type {kind}"
+            device.sources["ecmp_seed"] = db.at(*path, "type")
+        elif is_whole_config(metadata):
+            kind, how = None, "no DEVICE_METADATA type"
+            device.sources["ecmp_seed"] = db.at(*path)
+        else:
+            return
+        seed = seed_of(kind, offset)
+        device.ecmp = replaced(
+            device.ecmp, seed=seed, seed_source=f"{how}: seed {seed} ({SEED_SOURCE})"
+        )
+        device.tier_type = kind is not None
 
     # -- ports -----------------------------------------------------------------------------
 

@@ -41,10 +41,12 @@ from lossless.plan import (
     DevicePlan,
     FabricPlan,
     PortPlan,
+    replaced,
     shared_parts,
 )
 from lossless.text.units import whole_metres
 from lossless.vendors.facts import expressed_facts
+from lossless.vendors.sonic.device_type import TIER_TYPE, tier_seed
 from lossless.vendors.sonic.platform import (
     DYNAMIC,
     broadcom_form,
@@ -167,11 +169,30 @@ def _queue_range(queues: list[int]) -> str:
     return "-".join(str(q) for q in sorted({min(queues), max(queues)}))
 
 
+def _device_metadata(device: DevicePlan) -> dict[str, str]:
+    """The buffer model, and the tier's type where lossless owns it (device_type.py: the
+    ECMP hash seed orchagent derives from it)."""
+    metadata = {"buffer_model": buffer_model(device.asic)}
+    if device.tier_type:
+        metadata["type"] = TIER_TYPE[device.role]
+    return metadata
+
+
+def as_rendered(device: DevicePlan) -> DevicePlan:
+    """The device's plan in SONiC's terms: its ECMP seed is the one orchagent derives from the
+    tier's DEVICE_METADATA type where lossless owns it, else unknown (the switch's own type
+    decides; the plan's per-switch seed is never in CONFIG_DB)."""
+    owned = device.tier_type
+    seed = tier_seed(device.role) if owned else None
+    source = f"DEVICE_METADATA type {TIER_TYPE[device.role]}" if owned else "not owned"
+    return replaced(device, ecmp=replaced(device.ecmp, seed=seed, seed_source=source))
+
+
 def config_db(device: DevicePlan, fabric: FabricPlan) -> dict[str, Any]:
     lossless_ports = [p for p in device.ports.values() if p.lossless]
     dynamic = buffer_model(device.asic) == DYNAMIC
     tables: dict[str, Any] = {
-        "DEVICE_METADATA": {"localhost": {"buffer_model": buffer_model(device.asic)}},
+        "DEVICE_METADATA": {"localhost": _device_metadata(device)},
         "PORT": _port_table(device),
         "CABLE_LENGTH": {
             "AZURE": {p.name: f"{whole_metres(p.cable_m or 0)}m" for p in lossless_ports}
@@ -389,6 +410,9 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "ecmp_udp_source_port",
         ),
     )
+    seed = device.ecmp.seed if device.from_config else as_rendered(device).ecmp.seed
+    if seed is not None:  # the tier type's seed, where a plan owns it or a config says
+        facts["ecmp_seed"] = seed
     profiles: dict[str, dict[str, str]] | None = None
     stated: list[tuple[int, int | None, int | None, int | None]]
     for port in device.ports.values():
