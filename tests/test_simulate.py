@@ -50,16 +50,24 @@ def test_the_worst_frame_is_found_by_trying_every_size():
     assert worst_frame(96, 9100) == 97
 
 
-def test_broadcom_walk_equals_the_ieee_model_within_a_cell():
+def test_broadcom_walk_equals_the_ieee_model_within_a_frame():
+    """The IEEE model sizes its cells for SONiC's traffic mix (small_packet_percent of 64-byte
+    frames, the rest at lossless_mtu; issue 39): walked with that mix, the wire bytes and the
+    cells match the model's in-flight bytes and xoff within the last frame the walk counts
+    whole (one lossless_mtu frame on the wire, its cells in the buffer)."""
     d = _derivation(*BROADCOM)
-    w = walk(d)
+    inputs = d["inputs"]
     cell = d["constants"]["cell_size"]["value"]
+    large = inputs["lossless_mtu"]
+    w = walk(d, sizes=mix(inputs["small_packet_percent"], large))
     assert w.model == "ieee-8021qbb"
-    assert 0 <= w.wire_bytes - w.model_in_flight < cell
-    assert abs(w.cell_bytes - w.model_xoff) < cell
+    assert 0 <= w.wire_bytes - w.model_in_flight < large + 20
+    assert abs(w.cell_bytes - w.model_xoff) <= -(-large // cell) * cell
     # the walk's events in order: the pause leaves after the frame in progress and itself
     times = [t for _, t in w.events]
     assert times == sorted(times)
+    # all-64-byte traffic wastes more cells than the mix the model is sized for
+    assert walk(d).cell_bytes > w.model_xoff
 
 
 def test_spectrum_walk_equals_sonic_in_flight_within_a_cell():

@@ -12,13 +12,15 @@ At t = 0 the switch's ingress PG decides to pause (its trigger). Then, in order:
 5. the sender finishes the frame it had started: a largest one (sender_frame; SONiC-
    Mellanox: m, the lossless MTU);
 and everything the sender put on the wire since one link delay before t = 0 arrives after
-the trigger. The sender's frames are back to back, each the size that wastes the most cell
-space (the smallest frame, or one byte over a cell, as the IEEE model's occupancy has it);
-the first arrives just as the trigger fires (the worst phase).
+the trigger. The sender's frames are back to back, by default each the size that wastes the
+most cell space (the smallest frame, or one byte over a cell), or cycling through the sizes
+given (mix(): SONiC's traffic mix, which both the SONiC-Mellanox and the IEEE model size
+their cells for); the first arrives just as the trigger fires (the worst phase).
 
 Each frame is counted when its last byte is in (store and forward): the walk gives the wire
-bytes and the buffer cells, which equal the model's in-flight bytes and its xoff within one
-cell (tests/test_simulate.py). Time is counted in byte times at the port's speed.
+bytes and the buffer cells, which equal the model's in-flight bytes and its xoff within the
+last frame counted whole (tests/test_simulate.py). Time is counted in byte times at the
+port's speed.
 """
 
 from __future__ import annotations
