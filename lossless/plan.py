@@ -77,6 +77,10 @@ class EcnPlan:
     queue_trigger_bytes: int | None = None  # T/f: an egress queue's level when PFC fires
     largest_pgs_min: int | None = None  # the most congested PGs with Kmin still below T/f
     largest_pgs_max: int | None = None  # the most congested PGs with Kmax still at most T/f
+    # WRED's averaging weight where the OS has one (EOS, NX-OS): the queue is averaged over
+    # about 2^weight packets; 0 marks on the instantaneous queue, what DCQCN's thresholds
+    # assume (a larger weight marks late, after the queue has grown).
+    weight: int = 0
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,10 @@ def _ecn_entries(value: list) -> dict[Any, str]:
     return {q: f"min {lo} max {hi} B, {p}%" for q, lo, hi, p in value}
 
 
+def _weight_entries(value: list) -> dict[Any, str]:
+    return {q: "0 (the instantaneous queue)" if w == 0 else f"{w} (averaged)" for q, w in value}
+
+
 def _fill_entries(value: list) -> dict[Any, str]:
     return {q: f"{lo}-{hi}% of the queue buffer, {p}%" for q, lo, hi, p in value}
 
@@ -141,6 +145,7 @@ KEYED: dict[str, tuple[str, str, Callable[[Any], dict[Any, str]]]] = {
     "headroom": ("PFC headroom", "PG", _headroom_entries),
     "ecn": ("ECN", "queue", _ecn_entries),
     "ecn_percent": ("ECN fill levels", "queue", _fill_entries),
+    "ecn_weight": ("ECN averaging weight", "queue", _weight_entries),
 }
 
 

@@ -146,3 +146,11 @@ def check_config_of(
     if not any(words.match(node.text) for node in tree):
         first_node = next(iter(tree), None)
         raise refuse(first_node.line if first_node else 1, f"no {os_name} statement in it")
+
+
+def not_read(file: str, line: int, os_name: str, statement: str, why: str) -> InputError:
+    """Bad input at a statement of a section lossless reads that it cannot read (a form or a
+    value the OS does not have): judged without it, the config would be judged for a
+    switch it does not describe, so it is reported, never dropped."""
+    shown = statement if len(statement) <= 80 else statement[:80] + "..."
+    return InputError([Problem(file, line, 1, "", f"{os_name} statement {shown!r} {why}")])

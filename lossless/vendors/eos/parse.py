@@ -26,7 +26,7 @@ from typing import Any
 from lossless.asics import catalogue
 from lossless.plan import DevicePlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
 from lossless.system.files import read_config
-from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
+from lossless.vendors.cli_tree import Node, check_config_of, not_read, parse_tree
 from lossless.vendors.eos.render import DEFAULT_HASH_FIELDS, HASH_FIELDS, platform_speed
 from lossless.vendors.skeleton import (
     UNKNOWN,
@@ -41,11 +41,18 @@ DEFAULT_WATCHDOG_ACTION = "errdisable"
 
 _ECN = re.compile(
     r"random-detect ecn minimum-threshold (\d+) (\w+) maximum-threshold (\d+) (\w+)"
-    r"(?: max-mark-probability (\d+))?"
+    r"(?: max-mark-probability (\d+))?(?: weight (\d+))?"
 )
+# ECN threshold units (EOS `random-detect ecn minimum-threshold`; AVD's schema allows the
+# same six): bytes per unit, or per unit of time at the port's line rate (a time threshold is
+# the queue that drains in that time).
 _UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000}
+_TIME_UNITS = {"microseconds": 1e-6, "milliseconds": 1e-3}
+# The WRED averaging weight EOS takes (0: the instantaneous queue, what DCQCN needs).
+_MAX_WEIGHT = 15
 _SPEED = re.compile(r"(?:forced )?(\d+)(g|m)?(?:full)?(?:-(\d))?")
-_QUEUE = re.compile(r"(?:uc-)?tx-queue (\d)")
+_QUEUE = re.compile(r"(?:uc-)?tx-queue (\d+)")
+QUEUES = 8  # tx-queues 0-7 (EOS: `tx-queue <0-7>`)
 _WATCHDOG_TIMER = re.compile(
     r"priority-flow-control pause watchdog port timer timeout ([\d.]+) "
     r"polling-interval ([\d.]+|auto) recovery-time ([\d.]+)(?: forced)?"
@@ -96,7 +103,17 @@ class _QosBlock:
         )
 
 
-def _read_queue(node: Node, file: str, cell: int) -> dict[str, _Stated]:
+@dataclass(frozen=True)
+class _Ecn:
+    """A `random-detect ecn` line's thresholds as written (converted at the port's speed)."""
+
+    low: tuple[int, str]
+    high: tuple[int, str]
+    probability: int
+    weight: int
+
+
+def _read_queue(node: Node, file: str) -> dict[str, _Stated]:
     stated: dict[str, _Stated] = {}
     for child in node:
         text, where = child.text, f"{file}:{child.line}:1"
@@ -108,20 +125,31 @@ def _read_queue(node: Node, file: str, cell: int) -> dict[str, _Stated]:
             stated["weight"] = _Stated(int(bandwidth.group(1)), where)
         elif text.startswith("random-detect drop"):
             stated["wred_drop"] = _Stated(True, where)
-        elif (ecn := _ECN.match(text)) and ecn.group(2) in (*_UNITS, "segments"):
-            low, high = (
-                _bytes(ecn.group(1), ecn.group(2), cell),
-                _bytes(ecn.group(3), ecn.group(4), cell),
-            )
-            stated["ecn"] = _Stated((low, high, int(ecn.group(5) or 100)), where)
+        elif text.startswith("random-detect ecn minimum-threshold"):
+            stated["ecn"] = _Stated(_read_ecn(text, file, child.line), where)
     return stated
 
 
-def _bytes(value: str, unit: str, cell: int) -> int:
-    return int(value) * (cell if unit == "segments" else _UNITS[unit])
+def _read_ecn(text: str, file: str, line: int) -> _Ecn:
+    ecn = _ECN.fullmatch(text)
+    units = (*_UNITS, *_TIME_UNITS, "segments")
+    if not ecn or ecn.group(2) not in units or ecn.group(4) not in units:
+        raise not_read(file, line, "EOS", text, f"is not read: thresholds take {', '.join(units)}")
+    weight = int(ecn.group(6) or 0)
+    if weight > _MAX_WEIGHT:
+        raise not_read(file, line, "EOS", text, f"has a weight above {_MAX_WEIGHT}")
+    low, high = (int(ecn.group(1)), ecn.group(2)), (int(ecn.group(3)), ecn.group(4))
+    return _Ecn(low, high, int(ecn.group(5) or 100), weight)
 
 
-def _read_qos(node: Node, file: str, cell: int) -> _QosBlock:
+def _bytes(threshold: tuple[int, str], cell: int, speed_mbps: int) -> int:
+    value, unit = threshold
+    if unit in _TIME_UNITS:
+        return round(value * _TIME_UNITS[unit] * speed_mbps * 1_000_000 / 8)
+    return value * (cell if unit == "segments" else _UNITS[unit])
+
+
+def _read_qos(node: Node, file: str) -> _QosBlock:
     """The QoS statements of a profile or an interface (other statements are ignored)."""
     block = _QosBlock(source=f"{file}:{node.line}:1")
     for child in node:
@@ -134,7 +162,7 @@ def _read_qos(node: Node, file: str, cell: int) -> _QosBlock:
             block.pfc = _Stated(True, where)
         elif text in ("no priority-flow-control", "priority-flow-control mode off"):
             block.pfc = _Stated(False, where)
-        elif match := re.fullmatch(r"priority-flow-control priority (\d) (no-drop|drop)", text):
+        elif match := re.fullmatch(r"priority-flow-control priority ([0-7]) (no-drop|drop)", text):
             block.no_drop[int(match.group(1))] = _Stated(match.group(2) == "no-drop", where)
         elif text == "priority-flow-control pause watchdog":
             block.watchdog = _Stated(True, where)
@@ -148,8 +176,12 @@ def _read_qos(node: Node, file: str, cell: int) -> _QosBlock:
             block.watchdog_timers = _Stated((_ms(timeout), poll_ms, _ms(recovery)), where)
         elif match := _QUEUE.fullmatch(text):
             queue = int(match.group(1))
+            if queue >= QUEUES:
+                raise not_read(file, child.line, "EOS", text, f"names no queue (0-{QUEUES - 1})")
             stated = block.queues.setdefault(queue, {"header": _Stated(None, where)})
-            stated.update(_read_queue(child, file, cell))
+            stated.update(_read_queue(child, file))
+        elif text.startswith("priority-flow-control priority "):
+            raise not_read(file, child.line, "EOS", text, "names no priority (0-7) or action")
     return block
 
 
@@ -193,26 +225,40 @@ class _Globals:
     mtu: _Stated | None = None
     watchdog: dict[str, _Stated] = field(default_factory=dict)  # key -> ms or action
     profiles: dict[str, _QosBlock] = field(default_factory=dict)
+    tc_lines: dict[int, str] = field(default_factory=dict)  # traffic class -> its tx-queue line
 
 
-def _read_globals(tree: Node, device: DevicePlan, file: str, cell: int) -> _Globals:
+def _qos_map(
+    text: str, key: str, keys: int, target: str, file: str, line: int
+) -> tuple[list[int], int]:
+    """`qos map <key> <k>... to <target> <t>`: the keys (0 to keys-1) and the target (0-7)."""
+    match = re.fullmatch(rf"qos map {key} ([\d ]+) to {target} (\d+)", text)
+    values = [int(v) for v in match.group(1).split()] if match else []
+    if not match or max(values) >= keys or int(match.group(2)) >= QUEUES:
+        why = f"is not read: {key} 0-{keys - 1} to {target} 0-{QUEUES - 1}"
+        raise not_read(file, line, "EOS", text, why)
+    return values, int(match.group(2))
+
+
+def _read_globals(tree: Node, device: DevicePlan, file: str) -> _Globals:
     seen = _Globals()
     maps, sources = device.maps, device.sources
     for node in tree:
         text, where = node.text, f"{file}:{node.line}:1"
-        if match := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d)", text):
-            for dscp in map(int, match.group(1).split()):
-                if dscp < 64:
-                    maps.dscp_to_tc[dscp] = int(match.group(2))
-                    if dscp == device.roce_dscp:
-                        sources["roce"] = sources["dscp_to_tc"] = where
-                    elif dscp == device.cnp_dscp:
-                        sources["cnp"] = where
+        if text.startswith("qos map dscp ") and " to traffic-class " in text:
+            dscps, tc = _qos_map(text, "dscp", 64, "traffic-class", file, node.line)
+            for dscp in dscps:
+                maps.dscp_to_tc[dscp] = tc
+                if dscp == device.roce_dscp:
+                    sources["roce"] = sources["dscp_to_tc"] = where
+                elif dscp == device.cnp_dscp:
+                    sources["cnp"] = where
             sources.setdefault("dscp_to_tc", where)
-        elif match := re.fullmatch(r"qos map traffic-class ([\d ]+) to tx-queue (\d)", text):
-            for tc in map(int, match.group(1).split()):
-                if tc < 8:
-                    maps.tc_to_queue[tc] = int(match.group(2))
+        elif text.startswith("qos map traffic-class ") and " to tx-queue " in text:
+            tcs, queue = _qos_map(text, "traffic-class", 8, "tx-queue", file, node.line)
+            for tc in tcs:
+                maps.tc_to_queue[tc] = queue
+                seen.tc_lines[tc] = where
             sources.setdefault("tc_to_queue", where)
         elif text == "interface defaults":
             for child in node:
@@ -227,7 +273,7 @@ def _read_globals(tree: Node, device: DevicePlan, file: str, cell: int) -> _Glob
         elif match := re.fullmatch(r"priority-flow-control pause watchdog action (\S+)", text):
             seen.watchdog["action"] = _Stated(match.group(1), where)
         elif match := re.fullmatch(r"qos profile (\S+)", text):
-            seen.profiles[match.group(1)] = _read_qos(node, file, cell)
+            seen.profiles[match.group(1)] = _read_qos(node, file)
         elif match := re.fullmatch(r"ip load-sharing trident fields ip((?: \S+)*)", text):
             fields = [HASH_FIELDS[k] for k in match.group(1).split() if k in HASH_FIELDS]
             device.ecmp.hash_fields = fields
@@ -271,7 +317,7 @@ def _port(
             # A profile that does not exist applies nothing (EOS accepts the line).
             profile = seen.profiles.get(match.group(1))
             profile_line = profile.source if profile else where
-    block = _read_qos(node, file, _cell(device)).over(profile)
+    block = _read_qos(node, file).over(profile)
     # A QoS fact the config leaves out points at the profile that would state it (or the
     # `service-profile` line naming a profile that does not exist).
     for fact in ("lossless", "pfc_priorities", "ecn", "watchdog", "trust", "wred_drop_queues"):
@@ -308,10 +354,16 @@ def _apply_qos(
             port.wred_drop_queues.append(queue)
             sources["wred_drop_queues"] = stated["wred_drop"].source
         if port.lossless and "ecn" in stated:
-            low, high, probability = stated["ecn"].value
-            where = stated["ecn"].source
-            port.ecn.append(EcnPlan(queue, low, high, probability, None, None, None, None, where))
-            sources["ecn"] = where
+            ecn, where = stated["ecn"].value, stated["ecn"].source
+            cell, speed = _cell(device), port.speed_mbps
+            low, high = _bytes(ecn.low, cell, speed), _bytes(ecn.high, cell, speed)
+            port.ecn.append(
+                EcnPlan(
+                    queue, low, high, ecn.probability, None, None, None, None, where,
+                    weight=ecn.weight,
+                )
+            )
+            sources["ecn"] = sources["ecn_weight"] = where
     port.watchdog = _watchdog(block, seen) if port.lossless else None
     if port.lossless and block.watchdog:
         sources["watchdog"] = block.watchdog.source
@@ -387,7 +439,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device.ecmp.hash_fields = list(DEFAULT_HASH_FIELDS)
     device.ecmp.hashes_udp_source_port = True
     device.ecmp.seed_source = "EOS default hash fields"
-    seen = _read_globals(tree, device, file, _cell(device))
+    seen = _read_globals(tree, device, file)
     ports: dict[str, PortPlan] = {}
     blocks: dict[str, _QosBlock] = {}
     for node in tree:
@@ -403,6 +455,8 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
             "pfc_priorities", first_lossless.source
         )
     classify_traffic(device)
+    if device.roce_priority in seen.tc_lines:  # the line that sends RoCE's class to a queue
+        device.sources["tc_to_queue"] = seen.tc_lines[device.roce_priority]
     device.queues = _queues(device, used)
     if where := _queue_source(used):
         device.sources["queues"] = where

@@ -35,7 +35,7 @@ from typing import Any
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcnPlan, HeadroomPlan, PortPlan, WatchdogPlan
 from lossless.system.files import read_config
-from lossless.vendors.cli_tree import Node, check_config_of, parse_tree
+from lossless.vendors.cli_tree import Node, check_config_of, not_read, parse_tree
 from lossless.vendors.nxos.render import (
     DEFAULT_JUMBO_MTU,
     QUEUES,
@@ -61,8 +61,12 @@ DSCP_NAMES = {
 _UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000}
 _ECN = re.compile(
     r"random-detect minimum-threshold (\d+) (bytes|kbytes|mbytes) "
-    r"maximum-threshold (\d+) (bytes|kbytes|mbytes)(?: drop-probability (\d+))?.* ecn"
+    r"maximum-threshold (\d+) (bytes|kbytes|mbytes)(?: drop-probability (\d+))?"
+    r"(?: weight (\d+))? ecn"
 )
+MAX_WRED_WEIGHT = 15  # `random-detect ... weight <0-15>`
+# The largest class MTU NX-OS takes (as the interface's: render.py MAX_MTU) [L2MTU]
+MAX_CLASS_MTU = DEFAULT_JUMBO_MTU
 _PAUSE_BUFFER = re.compile(
     r"pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)(?: .*)?"
 )
@@ -314,6 +318,8 @@ def _buffer(match: re.Match[str], line: int) -> Stated:
 
 
 def _network_statement(entry: NetworkClass, text: str, line: int) -> None:
+    if (mtu := re.fullmatch(r"mtu (\d+)", text)) and int(mtu.group(1)) > MAX_CLASS_MTU:
+        raise _NotRead(line, text, f"is above NX-OS's largest MTU, {MAX_CLASS_MTU}")
     if pause := re.fullmatch(r"pause (?:no-drop )?pfc-cos ([\d ,-]+)", text):
         entry.pause_cos = Stated(numbers(pause.group(1), 8), line)
     elif mtu := re.fullmatch(r"mtu (\d+)", text):
@@ -328,13 +334,25 @@ def _queuing_statement(entry: QueuingClass, text: str, line: int) -> None:
     elif weight := re.fullmatch(r"bandwidth (?:remaining )?percent (\d+)", text):
         entry.weight = Stated(int(weight.group(1)), line)
     elif ecn := _ECN.fullmatch(text):
-        low, low_unit, high, high_unit, probability = ecn.groups()
+        low, low_unit, high, high_unit, probability, weight = ecn.groups()
         thresholds = (int(low) * _UNITS[low_unit], int(high) * _UNITS[high_unit])
-        entry.ecn = Stated((*thresholds, int(probability or 100)), line)
+        if int(weight or 0) > MAX_WRED_WEIGHT:
+            raise _NotRead(line, text, f"has a weight above {MAX_WRED_WEIGHT}")
+        entry.ecn = Stated((*thresholds, int(probability or 100), int(weight or 0)), line)
+    elif text.startswith("random-detect ") and text.endswith(" ecn"):
+        raise _NotRead(line, text, "is not read (thresholds in bytes, kbytes or mbytes)")
     elif text.startswith("random-detect ") and not text.endswith(" ecn"):
         entry.wred_drop = Stated(True, line)  # WRED without `ecn`: it drops
     elif buffer := _PAUSE_BUFFER.fullmatch(text):
         entry.buffer = _buffer(buffer, line)
+
+
+class _NotRead(Exception):
+    """A statement of a policy lossless reads that it cannot read (parse() places it)."""
+
+    def __init__(self, line: int, statement: str, why: str):
+        super().__init__(why)
+        self.line, self.statement, self.why = line, statement, why
 
 
 def _read_policy(
@@ -351,8 +369,12 @@ def _read_policy(
         match = re.fullmatch(rf"class type {kind} (\S+)", class_node.text)
         queue = queue_of(match.group(1), class_maps) if match else None
         if queue is None:
+            if match:  # a class NX-OS would refuse: no system class, no class-map of the name
+                raise _NotRead(class_node.line, class_node.text, "names no queue")
             continue
-        entry = policy.classes.setdefault(queue, new_class(class_node.line))
+        if queue in policy.classes:
+            raise _NotRead(class_node.line, class_node.text, "is a queue the policy has already")
+        entry = policy.classes[queue] = new_class(class_node.line)
         for child in class_node:
             read(entry, child.text, child.line)
     return policy
@@ -509,15 +531,20 @@ def _port_mtu(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
     port.routed = routed
     if "routed" in settings:
         port.sources["routed"] = switch.at(settings["routed"].line)
-    if routed:
+    pfc = settings.get("pfc")
+    if routed and not (switch.no_drop and pfc is not None and pfc.value == "on"):
         return
-    jumbo = config.jumbo.value if config.jumbo else DEFAULT_JUMBO_MTU
-    if port.mtu not in (DEFAULT_MTU, jumbo):
-        port.mtu = DEFAULT_MTU
+    # A switchport's frames are bounded by its class MTU; on a routed port the no-drop class
+    # MTU still carves the class's ingress buffer (vendors.md 2g, "drives ingress buffer
+    # carving"): lossless frames above it are not provided for.
+    if not routed:
+        jumbo = config.jumbo.value if config.jumbo else DEFAULT_JUMBO_MTU
+        if port.mtu not in (DEFAULT_MTU, jumbo):
+            port.mtu = DEFAULT_MTU
     network = switch.network
     classes = network.classes if network else {}
     # the class RoCE is paused in (else the default class) bounds its frames
-    paused = set(switch.no_drop) or {0}
+    paused = set(switch.no_drop) if routed else set(switch.no_drop) or {0}
     bounds = [c.mtu for q, c in classes.items() if c.mtu and q in paused]
     default = Stated(DEFAULT_CLASS_MTU, switch.network_line)
     bound = min(bounds, key=lambda s: s.value) if bounds else default
@@ -550,12 +577,15 @@ def _egress(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
         if queue in switch.no_drop:  # no ECN here: the WRED line that drops instead, or the class
             sources["ecn"] = switch.at(cls.wred_drop.line if cls.wred_drop else cls.line)
             if port.lossless and cls.ecn:
-                low, high, probability = cls.ecn.value
+                low, high, probability, weight = cls.ecn.value
                 stated = switch.at(cls.ecn.line)
                 port.ecn.append(
-                    EcnPlan(queue, low, high, probability, None, None, None, None, stated)
+                    EcnPlan(
+                        queue, low, high, probability, None, None, None, None, stated,
+                        weight=weight,
+                    )
                 )
-                sources["ecn"] = stated
+                sources["ecn"] = sources["ecn_weight"] = stated
 
 
 def _headroom(port: PortPlan, entry: _Interface, switch: _Switch) -> bool:
@@ -665,7 +695,10 @@ def _classification(
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
     tree = parse_tree(text, repeatable=REPEATABLE)
     check_is_nxos(text, tree, file)
-    config = read_config_tree(tree)
+    try:
+        config = read_config_tree(tree)
+    except _NotRead as error:
+        raise not_read(file, error.line, "NX-OS", error.statement, error.why) from None
     device = skeleton_device(name, "nxos", file, hint)
     switch = _switch(config, file)
     interfaces = _interfaces(tree, file)

@@ -389,6 +389,7 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "lossless",
             "pfc_priorities",
             "ecn",
+            "ecn_weight",
             "wred_drop_queues",
             "trust",
             "watchdog_enabled",

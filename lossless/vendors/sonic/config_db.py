@@ -166,7 +166,7 @@ def load_config_db(text: str, file: str) -> ConfigDb:
 
 def _key_marks(text: str, file: str) -> dict[tuple[str, ...], tuple[int, int]]:
     """1-based (line, column) of each key of the first three levels (tables, entries,
-    fields), the last one where a key repeats (as json.loads keeps the last value); refuses
+    fields); refuses a key repeated in its object (json.loads would keep the last) and
     nesting deeper than CONFIG_DB's. One regex pass; lines are counted only up to keys."""
     marks: dict[tuple[str, ...], tuple[int, int]] = {}
     path: list[str] = []
@@ -190,6 +190,20 @@ def _key_marks(text: str, file: str) -> dict[tuple[str, ...], tuple[int, int]]:
                     continue  # not valid JSON: json.loads reports it with its place
             del path[depth - 1 :]
             path.append(key)
+            if tuple(path) in marks:  # json.loads would keep the last and drop this one's twin
+                first = marks[tuple(path)][0]
+                raise InputError(
+                    [
+                        Problem(
+                            file,
+                            line,
+                            position - line_start + 1,
+                            ".".join(path),
+                            f"repeats the key of line {first}: SONiC loads one and drops "
+                            "the other without a word",
+                        )
+                    ]
+                )
             marks[tuple(path)] = (line, position - line_start + 1)
         elif bracket in "{[":
             depth += 1

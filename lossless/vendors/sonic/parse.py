@@ -81,6 +81,9 @@ MAPS = (
         lambda k: k,
     ),
 )
+# WRED_PROFILE `ecn` modes that mark green packets (sonic-yang sonic-wred-profile, SAI
+# sai_ecn_mark_mode_t)
+GREEN_ECN = ("ecn_green", "ecn_green_yellow", "ecn_green_red", "ecn_all")
 _RANGE = re.compile(r"(\d{1,2})(?:-(\d{1,2}))?")
 
 
@@ -195,6 +198,7 @@ class _Reader:
         if first is not None:
             device.sources["lossless_priorities"] = first.sources.get("pfc_priorities", "")
             self._queues(first)
+            self._one_qos_per_switch(first, [p for p in ports if p.lossless])
         classify_traffic(device)
         self._class_sources()
         self._watchdog()
@@ -224,6 +228,42 @@ class _Reader:
                 if attribute == "dscp_to_tc":
                     self.dscp_map = map_name
             setattr(maps, attribute, mapping)
+
+    def _one_qos_per_switch(self, first: PortPlan, lossless: list[PortPlan]) -> None:
+        """A plan has one set of QoS maps and one egress scheduling per switch, read from the
+        first lossless port: a lossless port that binds other maps or schedulers is refused
+        at its entry (judged by the first port's, its own would be dropped unread)."""
+        db = self.db
+        _, bindings = self._qos_entry(first.name)
+        want = {f: bindings.get(f) for _, _, f, _, _ in MAPS}
+        schedulers = self._schedulers(first.name)
+        for port in lossless:
+            key, own = self._qos_entry(port.name)
+            for field, name in want.items():
+                if own.get(field) != name and not (
+                    field == "dscp_to_tc_map" and own.get(field) is None and name is None
+                ):
+                    path = ("PORT_QOS_MAP", key or port.name)
+                    raise db.error(
+                        path,
+                        f"{port.name} binds {field} {own.get(field) or 'none'}, {first.name} "
+                        f"{name or 'none'}: lossless judges one set of QoS maps per switch",
+                    )
+            if self._schedulers(port.name) != schedulers:
+                raise db.error(
+                    ("QUEUE", port.name),
+                    f"{port.name}'s queues take other schedulers than {first.name}'s: lossless "
+                    "judges one egress scheduling per switch",
+                )
+
+    def _schedulers(self, port: str) -> dict[int, str]:
+        """Queue -> the SCHEDULER a port's QUEUE entries bind."""
+        bound: dict[int, str] = {}
+        for key, index, fields in self.queues.of(port):
+            if "scheduler" in fields:
+                for queue in self._indices(("QUEUE", key), index):
+                    bound[queue] = reference(str(fields["scheduler"]))
+        return bound
 
     def _class_sources(self) -> None:
         """RoCE and CNP classes point at the DSCP map's entry for their DSCP."""
@@ -391,7 +431,9 @@ class _Reader:
             where = db.at("WRED_PROFILE", name)
             queues = self._indices(("QUEUE", key), index)
             port.sources.setdefault("ecn", where)  # also where a profile that drops should mark
-            if profile.get("ecn", "ecn_none") != "ecn_none":
+            # RoCE is green (no policer colours it): marking needs green WRED enabled and an
+            # `ecn` mode that marks green (SAI_WRED_ATTR_GREEN_ENABLE, default false)
+            if profile.get("ecn") in GREEN_ECN and profile.get("wred_green_enable") == "true":
                 path = ("WRED_PROFILE", name)
                 low, high, probability = (
                     db.integer((*path, field), profile.get(field, "0"))
