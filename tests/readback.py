@@ -36,7 +36,9 @@ from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
 
 REPO = Path(__file__).resolve().parent.parent
-NO_EFFECT = REPO / "tests" / "data" / "readback" / "no_effect.yaml"
+LISTS = REPO / "tests" / "data" / "readback"
+NO_EFFECT = LISTS / "no_effect.yaml"  # changes the switch does not act on
+OPEN = LISTS / "open.yaml"  # changes it acts on that lint does not report yet
 
 # Lines that are not settings: comments and free text (a description names no value the
 # switch acts on).
@@ -83,8 +85,27 @@ def changed_values(token: str) -> list[str]:
     return [str(value * 2), str(value // 2)]
 
 
+def _parents(lines: list[str]) -> list[str]:
+    """Each line's section: the statement above it with less indentation ("" at the top), so
+    that a listed change names where it is (`class type network-qos c-8q-nq-default > mtu`)."""
+    parents, stack = [], []  # stack: (indent, text)
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parents.append(stack[-1][1] if stack else "")
+        if line.strip():
+            stack.append((indent, line.strip()))
+    return parents
+
+
+def _in(parent: str, line: str) -> str:
+    return f"{parent} > {line.strip()}" if parent else line.strip()
+
+
 def value_cases(target: str, device: str, os_name: str, text: str) -> Iterator[Case]:
     lines = text.splitlines(keepends=True)
+    parents = _parents(lines)
     for index, line in enumerate(lines):
         if NOT_SETTINGS.match(line):
             continue
@@ -92,7 +113,7 @@ def value_cases(target: str, device: str, os_name: str, text: str) -> Iterator[C
             for new in changed_values(match.group()):
                 start, end = match.span()
                 changed = line[:start] + new + line[end:]
-                marked = f"{line[:start]}<<{match.group()}->{new}>>{line[end:]}".rstrip("\n")
+                marked = _in(parents[index], f"{line[:start]}<<{match.group()}->{new}>>{line[end:]}")
                 yield Case(
                     target, device, os_name, "value", index + 1, marked, _joined(lines, index, changed)
                 )
@@ -114,29 +135,30 @@ def _without(text: str, path: tuple) -> Callable[[], str]:
     return make
 
 
-def _json_leaves(data: object, path: tuple = ()) -> Iterator[tuple]:
+def _json_leaves(data: object, path: tuple = ()) -> Iterator[tuple[tuple, object]]:
     if isinstance(data, dict) and data:
         for key, value in data.items():
             yield from _json_leaves(value, (*path, key))
     else:
-        yield path
+        yield path, data
 
 
 def delete_cases(target: str, device: str, os_name: str, text: str) -> Iterator[Case]:
     """Each rendered line deleted in turn; in a JSON config (SONiC's config_db), where a line
     alone cannot go without breaking the file, each leaf (a field, or an empty entry)."""
     if os_name == "sonic":
-        for path in _json_leaves(json.loads(text)):
+        for path, value in _json_leaves(json.loads(text)):
             if path[-1] in ("description", "alias"):
                 continue
-            marked = "delete " + "|".join(str(p) for p in path)
+            marked = "delete " + "|".join(str(p) for p in path) + f" = {value}"
             yield Case(target, device, os_name, "delete", 0, marked, _without(text, path))
         return
     lines = text.splitlines(keepends=True)
+    parents = _parents(lines)
     for index, line in enumerate(lines):
         if NOT_SETTINGS.match(line) or not line.strip() or line.strip() in {"!", "}"}:
             continue
-        marked = f"delete {line.rstrip()}"
+        marked = f"delete {_in(parents[index], line)}"
         yield Case(target, device, os_name, "delete", index + 1, marked, _joined(lines, index, ""))
 
 
@@ -147,8 +169,8 @@ class NoEffect:
     reason: str
 
 
-def no_effect_list() -> list[NoEffect]:
-    entries = YAML(typ="safe").load(NO_EFFECT.read_text()) or []
+def no_effect_list(path: Path = NO_EFFECT) -> list[NoEffect]:
+    entries = YAML(typ="safe").load(path.read_text()) or []
     return [NoEffect(e["os"], re.compile(e["change"]), e["reason"]) for e in entries]
 
 

@@ -18,6 +18,7 @@ VENDOR = Vendor(
     extension=render.EXTENSION,
     context=render.context,
     expressed=render.expressed,
+    as_rendered=render.as_rendered,
     not_expressed=render.NOT_EXPRESSED,
     parser="lossless.vendors.cumulus.parse",
     differ="lossless.vendors.cumulus.diff",

@@ -125,6 +125,8 @@ class _Reader:
         scheduler = self._bound(lossless, "egress-scheduler")
         device.queues, device.sources["queues"] = self._queues(scheduler, lossless_queues)
         device.watchdog, device.sources["watchdog_poll_ms"] = self._watchdog(ports)
+        # detection is polling-interval x robustness: the robustness states it (else `qos`)
+        device.sources["watchdog_timers"] = config.where(("qos", "pfc-watchdog", "robustness"))
         self._ecmp()
         classify_traffic(device)
         for fact, dscp in (("roce", device.roce_dscp), ("cnp", device.cnp_dscp)):
@@ -389,6 +391,11 @@ class _Reader:
         sources["ecmp_seed"] = config.where((*path, "hash-seed"))
         on = dict(defaults.ECMP_HASH)
         for field_name in config.mapping((*path, "ecmp-hash")):
+            if field_name not in on:  # NVUE refuses it; read without it, a field would be lost
+                raise config.error(
+                    (*path, "ecmp-hash", field_name),
+                    f"no ecmp-hash field {field_name!r} in NVUE (ECMP 'ECMP Hashing' table)",
+                )
             state = config.choice((*path, "ecmp-hash", field_name), ON)
             on[field_name] = state in ("on", "enabled")
         # a field of ours hashes if any NVUE field that says it does (inner-* read as one)

@@ -53,7 +53,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from lossless.errors import InputError, Problem
-from lossless.plan import DevicePlan, FabricPlan, PortPlan
+from lossless.plan import DevicePlan, FabricPlan, PortPlan, replaced
 from lossless.text.units import format_speed, whole_metres
 from lossless.vendors.facts import expressed_facts
 from lossless.vendors.free_text import one_line, port_description
@@ -344,11 +344,25 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "roce",
             "cnp",
             "watchdog_poll_ms",
+            "watchdog_timers",
             "ecmp_seed",
             "ecmp_udp_source_port",
             "ecmp_hash_fields",
         ),
     )
+
+
+def as_rendered(device: DevicePlan) -> DevicePlan:
+    """The device's plan in NVUE's terms, which a parsed config is compared with: the watchdog
+    detects a storm after `robustness` whole polling intervals, and restoration is no setting
+    (QOS "PFC Watchdog"), so detection is rounded up to a whole number of polls and
+    restoration is 0, as the parser reads them."""
+    watchdog = device.watchdog
+    if not watchdog.enabled or not watchdog.poll_ms:
+        return device
+    polls = max(1, math.ceil(watchdog.detection_ms / watchdog.poll_ms))
+    rendered = replaced(watchdog, detection_ms=polls * watchdog.poll_ms, restoration_ms=0)
+    return replaced(device, watchdog=rendered)
 
 
 # Plan values this config does not render (vendors/vendor.py PLAN_VALUES).
@@ -364,8 +378,8 @@ NOT_EXPRESSED: dict[str, NotExpressed] = {
         "Sharing, Resilient Hashing)"
     ),
     "pfc_watchdog.timers": (
-        "NVUE sets the polling interval and robustness (detection = interval x robustness); "
-        "restoration is not configurable: PFC is restored after the first polling interval "
+        "NVUE sets the polling interval and robustness (detection = interval x robustness, "
+        "rounded up to whole intervals); restoration is not configurable: PFC is restored after the first polling interval "
         "without pause frames (Cumulus Linux 5.14, Quality of Service, PFC Watchdog)"
     ),
     "headroom.bytes": (

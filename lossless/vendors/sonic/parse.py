@@ -249,12 +249,15 @@ class _Reader:
                         f"{port.name} binds {field} {own.get(field) or 'none'}, {first.name} "
                         f"{name or 'none'}: lossless judges one set of QoS maps per switch",
                     )
-            if self._schedulers(port.name) != schedulers:
-                raise db.error(
-                    ("QUEUE", port.name),
-                    f"{port.name}'s queues take other schedulers than {first.name}'s: lossless "
-                    "judges one egress scheduling per switch",
-                )
+            own_schedulers = self._schedulers(port.name)
+            for queue, name in schedulers.items():  # a queue the first port leaves out is
+                if own_schedulers.get(queue) != name:  # judged there (its default)
+                    raise db.error(
+                        ("QUEUE", f"{port.name}|{queue}"),
+                        f"{port.name} queue {queue} takes scheduler "
+                        f"{own_schedulers.get(queue, 'none')}, {first.name}'s {name}: lossless "
+                        "judges one egress scheduling per switch",
+                    )
 
     def _schedulers(self, port: str) -> dict[int, str]:
         """Queue -> the SCHEDULER a port's QUEUE entries bind."""
