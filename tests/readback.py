@@ -28,12 +28,14 @@ from ruamel.yaml import YAML
 from lossless.errors import InputError
 from lossless.inventory import load_inventory
 from lossless.lint.configs import fabric_from_configs
+from lossless.lint.drift import KEYED, LABELS, NOT_SET
 from lossless.lint.registry import Finding
 from lossless.lint.runner import lint
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.vendors.registry import vendor_for
 from lossless.vendors.rendering import render_device
+from lossless.vendors.untrusted import parse_config
 
 REPO = Path(__file__).resolve().parent.parent
 LISTS = REPO / "tests" / "data" / "readback"
@@ -192,14 +194,17 @@ class Target:
     plan: FabricPlan = field(init=False)
     rendered: dict[str, str] = field(init=False)
     baseline: dict[str, frozenset[Finding]] = field(init=False)
+    # device -> (port or None, fact) -> the line of the rendered config that states it
+    stated: dict[str, dict[tuple[str | None, str], int]] = field(init=False)
 
     def __post_init__(self) -> None:
         # the devices and their link peers, as `lint --device` plans them
         inventory = load_inventory(self.inventory)
         self.plan = plan_fabric(inventory, inventory.with_link_peers(self.devices), hosts="later")
         self.rendered = {d: render_device(self.plan.devices[d], self.plan) for d in self.devices}
-        self.baseline = {}
+        self.baseline, self.stated = {}, {}
         for device in self.devices:
+            self.stated[device] = _stated_lines(self.plan, device, self.rendered[device])
             outcome = self.lint(device, self.rendered[device])
             assert isinstance(outcome, list), outcome
             self.baseline[device] = frozenset(outcome)
@@ -229,6 +234,59 @@ class Target:
             yield from delete_cases(self.name, device, os_name, text)
 
 
+def _line(source: str) -> int:
+    return int(source.rsplit(":", 2)[-2])
+
+
+def _stated_lines(plan: FabricPlan, name: str, text: str) -> dict[tuple[str | None, str], int]:
+    """Where the rendered config states each fact, as its OS's parser records it."""
+    planned = plan.devices[name]
+    parsed = parse_config(planned.os, text, "CONFIG", name, hint=planned)
+    lines: dict[tuple[str | None, str], int] = {}
+    for fact, where in parsed.sources.items():
+        if where.startswith("CONFIG:"):
+            lines[(None, fact)] = _line(where)
+    for port in parsed.ports.values():
+        for fact, where in port.sources.items():
+            if where.startswith("CONFIG:"):
+                lines[(port.name, fact)] = _line(where)
+    return lines
+
+
+def _fact_of(message: str) -> str | None:
+    """The fact an LL200 message says is not set in the config, if it says so."""
+    for fact, (label, _) in LABELS.items():
+        if message.startswith(f"{label} is {NOT_SET} in the config"):
+            return fact
+    # of the keyed facts, ECN: its line states the one queue it marks (a map's line states the
+    # map, not each entry a finding says is not set)
+    label = KEYED["ecn"][0]
+    if message.startswith(f"{label}: ") and f": {NOT_SET} in the config" in message:
+        return "ecn"
+    return None
+
+
+def false_claims(target: Target, case: Case, findings: list[Finding]) -> list[str]:
+    """LL200 findings that say a setting is not in the config, pointing at a line of it that
+    is unchanged and states that very setting: the file contradicts them."""
+    if case.os == "sonic" and case.kind == "delete":
+        return []  # the changed config_db is written anew: its lines are not the render's
+    stated = target.stated[case.device]
+    wrong = []
+    for finding in findings:
+        fact = _fact_of(finding.message) if finding.rule == "LL200" else None
+        if fact is None or not finding.source.startswith("CONFIG:"):
+            continue
+        line = _line(finding.source)
+        if case.kind == "delete" and line >= case.line:
+            line += 1  # the line as the render numbers it
+        if line == case.line:
+            continue  # the changed line itself, or where the deleted one was
+        if stated.get((finding.port, fact)) == line or stated.get((None, fact)) == line:
+            wrong.append(f"{case.id}: {finding.source}: {finding.message}")
+    return wrong
+
+
 def _relative(finding: Finding, path: str) -> Finding:
     """A finding with the config's temporary folder left out of its source (CONFIG:LINE:COL),
     so that runs compare."""
@@ -255,15 +313,17 @@ class Outcome:
     reported: bool
     new: list[Finding]
     refusal: InputError | None
+    false: list[str]  # findings the file contradicts (false_claims)
 
 
 def judge(target: Target, case: Case) -> Outcome:
     outcome = target.lint(case.device, case.text)
     if isinstance(outcome, InputError):
-        return Outcome(case, bool(outcome.problems), [], outcome)
+        return Outcome(case, bool(outcome.problems), [], outcome, [])
     base = target.baseline[case.device]
     new = [f for f in outcome if f not in base]
-    return Outcome(case, any(names(f, case.device) for f in new), new, None)
+    reported = any(names(f, case.device) for f in new)
+    return Outcome(case, reported, new, None, false_claims(target, case, new))
 
 
 def sample(cases: list[Case], count: int | None, seed: int) -> list[Case]:

@@ -154,7 +154,7 @@ REMOVED = {
         ("   mtu 9100\n   service-profile ROCE_LOSSLESS\n", "   mtu 9100\n"),
         "LL200",
         "interface Ethernet1/1",
-        "lossless (PFC on) is no in the config",
+        "PFC priorities is none in the config, 3 in the plan: priority 3 is lossy here",
     ),
     "no-drop": (
         ("   priority-flow-control priority 3 no-drop\n", ""),

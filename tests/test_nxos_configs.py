@@ -307,7 +307,7 @@ REMOVED = {
         ("  service-policy type network-qos QOS_NETWORK\n", ""),
         "LL200",
         "system qos",
-        "lossless (PFC on) is no in the config",
+        "PFC priorities is none in the config, 3 in the plan: priority 3 is lossy here",
     ),
     "egress attachment": (
         ("  service-policy type queuing output QOS_EGRESS\n", ""),
@@ -340,7 +340,7 @@ REMOVED = {
         ("  priority-flow-control mode on\n", ""),
         "LL200",
         "interface Ethernet1/1",
-        "lossless (PFC on) is no in the config",
+        "PFC priorities is none in the config, 3 in the plan: priority 3 is lossy here",
     ),
     "interface mtu": (
         (

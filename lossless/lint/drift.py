@@ -188,14 +188,94 @@ def describe(fact: str, have: Any, want: Any) -> str:
     return f"{label} is {show(have)} in the config, {show(want)} in the plan"
 
 
+# What a priority that is no longer lossless takes with it: a port's headroom, ECN and PFC
+# watchdog are set for its lossless class (each OS's parser reads them for lossless ports
+# only), and the switch's lossless priorities, watchdog timers and lossless queues follow.
+# One cause is one finding: these are folded into the PFC finding, which names them.
+LOST_WITH_PFC_PORT = (
+    "lossless",
+    "cable_m",
+    "headroom",
+    "ecn",
+    "ecn_weight",
+    "ecn_percent",
+    "watchdog",
+    "watchdog_enabled",
+)
+LOST_WITH_PFC_DEVICE = ("lossless_priorities", "watchdog_poll_ms", "watchdog_timers")
+# The switch-wide watchdog timers are compared where the watchdog runs: where the config
+# turns it off on a port the plan has it on, that is the finding (the timers the config
+# states are not "not set").
+LOST_WITH_WATCHDOG_DEVICE = ("watchdog_poll_ms", "watchdog_timers")
+
+
+def _watchdog_off(want: dict, have: dict) -> bool:
+    """The plan runs the port's watchdog and the config does not."""
+    for key in ("watchdog", "watchdog_enabled"):
+        if key in want:
+            planned, read = want[key], have.get(key)
+            on = planned[0] if isinstance(planned, tuple) else bool(planned)
+            off = read is None or (read[0] is False if isinstance(read, tuple) else not read)
+            return on and off
+    return False
+
+
+def _lost(want: dict, have: dict) -> list[int]:
+    """The planned PFC priorities a port's config does not make lossless."""
+    if "pfc_priorities" not in want:
+        return []
+    return sorted(set(want["pfc_priorities"]) - set(have["pfc_priorities"]))
+
+
+def _without_lossless(queues: list) -> list:
+    """Egress scheduling without which queue is lossless (the PFC finding says it)."""
+    return [
+        (queue, scheduler, weight, False, "default" if traffic == "roce" else traffic)
+        for queue, scheduler, weight, _, traffic in queues
+    ]
+
+
+def _what_is_lost(lost: list[int]) -> str:
+    which = ", ".join(str(p) for p in lost)
+    return (
+        f": priority {which} is lossy here, so its headroom, ECN marking and PFC watchdog, "
+        "and the switch's lossless queue, are not applied"
+        if len(lost) == 1
+        else f": priorities {which} are lossy here, so their headroom, ECN marking and PFC "
+        "watchdog, and the switch's lossless queues, are not applied"
+    )
+
+
 def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Finding]:
     """LL200 findings: every fact the OS can express whose parsed value differs from the plan
     (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`;
-    a `planned` read from a config, our rendered one, is in those terms already)."""
+    a `planned` read from a config, our rendered one, is in those terms already). A planned
+    lossless priority the config leaves lossy is one finding per port, naming what it takes
+    with it (LOST_WITH_PFC_*), not one per consequence."""
     intended = planned if planned.from_config else vendor.as_rendered(planned)
     want, have = vendor.expressed(intended), vendor.expressed(parsed)
     findings = []
+    lost_anywhere = any(
+        _lost(wanted, have["ports"][name])
+        for name, wanted in want["ports"].items()
+        if name in have["ports"]
+    )
+    watchdog_off = any(
+        _watchdog_off(wanted, have["ports"][name])
+        for name, wanted in want["ports"].items()
+        if name in have["ports"]
+    )
     for key in sorted(set(want) - {"ports"}):
+        if lost_anywhere and key in LOST_WITH_PFC_DEVICE:
+            continue
+        if watchdog_off and key in LOST_WITH_WATCHDOG_DEVICE:
+            continue
+        if (
+            lost_anywhere
+            and key == "queues"
+            and _without_lossless(want[key]) == _without_lossless(have.get(key) or [])
+        ):
+            continue
         if want[key] != have.get(key):
             findings.append(
                 Finding(
@@ -223,16 +303,15 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
             continue
         if planned_port is None:
             continue  # a port lossless does not plan is the device's own business
+        lost = _lost(planned_port, parsed_port)
         for key in planned_port:
+            if lost and key in LOST_WITH_PFC_PORT:
+                continue
             if planned_port[key] != parsed_port[key]:
+                message = describe(key, parsed_port[key], planned_port[key])
+                if key == "pfc_priorities" and lost:
+                    message += _what_is_lost(lost)
                 findings.append(
-                    Finding(
-                        located(port, key),
-                        "LL200",
-                        "error",
-                        describe(key, parsed_port[key], planned_port[key]),
-                        parsed.name,
-                        name,
-                    )
+                    Finding(located(port, key), "LL200", "error", message, parsed.name, name)
                 )
     return findings

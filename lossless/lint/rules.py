@@ -504,6 +504,11 @@ def traffic_dscp(device: DevicePlan, traffic: str) -> str:
     return f"{label} ({assumed})" if assumed else label
 
 
+def _alone(device: DevicePlan, fabric: FabricPlan) -> bool:
+    """A config linted alone (`lint --config`): a fabric of that one switch."""
+    return device.from_config and len(fabric.devices) == 1 and not fabric.links
+
+
 def _roce_class_break(port: PortPlan, device: DevicePlan) -> tuple[str, str] | None:
     """Where the RoCE DSCP's class stops being lossless on a PFC port, the first break along
     DSCP -> TC -> PFC priority -> PG with headroom -> the queue PFC pauses, and the fact that
@@ -536,7 +541,8 @@ def _roce_class_break(port: PortPlan, device: DevicePlan) -> tuple[str, str] | N
             f"maps to TC {tc}, queued in {queue}, but a PFC pause of priority {tc} stops "
             f"queue {paused}"
         )
-        return message, "pfc_priority_to_queue"
+        # the statement that moved one of them off the class's own number
+        return message, "tc_to_queue" if queue != tc else "pfc_priority_to_queue"
     return None
 
 
@@ -571,6 +577,16 @@ def roce_class_lossless(device: DevicePlan, fabric: FabricPlan):
             found = _roce_class_break(port, device)
             if found is not None:
                 breaks.setdefault(found, []).append(port.name)
+    if _alone(device, fabric) and device.ports and not any(
+        p.lossless and p.pfc_priorities for p in device.ports.values()
+    ):
+        # a config alone with no PFC anywhere: RoCE's class is lossy on every port (in a
+        # fabric, the config's PFC differing from the plan is LL200 drift at its line)
+        first = next(iter(device.ports.values()))
+        tc = device.maps.dscp_to_tc.get(device.roce_dscp, device.roce_priority)
+        where = first.sources.get("pfc_priorities") or located(device, "roce", "dscp_to_tc")
+        message = f"{traffic_dscp(device, 'roce')} maps to TC {tc}, which is not lossless: no port runs PFC"
+        yield _at((where, device.name, None), "LL124", message)
     for (cause, fact), ports in breaks.items():
         where = device.sources.get(fact) or located(device, "roce", "dscp_to_tc")
         message = f"{traffic_dscp(device, 'roce')} {cause} ({_ports_text(ports)})"
@@ -837,9 +853,19 @@ def _fact_source(port: PortPlan, device: DevicePlan, fact: str) -> str:
 
 def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
     """One finding at each end of a link, each where that end states `fact` (inventory or
-    config line)."""
+    config line); where one end is read from a config and the other is the plan's, the
+    config is what differs: one finding, at its line, counted against both switches."""
+    from lossless.lint.registry import Finding
+
     _, port_a, device_a, port_b, device_b = ends
+    ends_ = ((port_a, device_a), (port_b, device_b))
+    read = [(port, device) for port, device in ends_ if device.from_config]
+    if len(read) == 1:
+        [(port, device)] = read
+        both = (device_a.name, device_b.name)
+        where = _fact_source(port, device, fact)
+        return [Finding(where, rule_id, "error", message, device.name, port.name, both)]
     return [
         _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message)
-        for port, device in ((port_a, device_a), (port_b, device_b))
+        for port, device in ends_
     ]

@@ -449,7 +449,10 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device.ports = ports
     device.lossless_priorities = sorted({p for port in ports.values() for p in port.pfc_priorities})
     first_lossless = next((p for p in ports.values() if p.lossless), None)
-    used = blocks.get(first_lossless.name) if first_lossless else None
+    # the scheduling of the first lossless port, else of the first port that states one (a
+    # profile whose PFC line is missing still schedules its queues)
+    stating = (blocks[name] for name in ports if blocks[name].queues)
+    used = blocks.get(first_lossless.name) if first_lossless else next(stating, None)
     if first_lossless is not None:
         device.sources["lossless_priorities"] = first_lossless.sources.get(
             "pfc_priorities", first_lossless.source

@@ -764,11 +764,14 @@ def _device_queues(
 
 
 def _device_watchdog(device: DevicePlan, config: Config, switch: _Switch) -> None:
-    """The switch-wide watchdog: on with the global `watch-dog-interval on` (off by default;
-    a port may still turn it on for itself), with the global timers."""
+    """The switch-wide watchdog: on with the global `watch-dog-interval on` (off by default),
+    or where a lossless port turns it on for itself, with the global timers."""
     interval, detection, restoration = switch.timers
     enabled = config.watchdog.get("enabled")
-    on = bool(enabled and enabled.value)
+    on = bool(enabled and enabled.value) or any(
+        p.lossless and p.watchdog is not None and p.watchdog.enabled
+        for p in device.ports.values()
+    )
     device.watchdog = WatchdogPlan(on, detection, restoration, interval, "drop")
     wd = config.watchdog
     for fact, keys in (
