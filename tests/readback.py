@@ -115,9 +115,17 @@ def value_cases(target: str, device: str, os_name: str, text: str) -> Iterator[C
             for new in changed_values(match.group()):
                 start, end = match.span()
                 changed = line[:start] + new + line[end:]
-                marked = _in(parents[index], f"{line[:start]}<<{match.group()}->{new}>>{line[end:]}")
+                marked = _in(
+                    parents[index], f"{line[:start]}<<{match.group()}->{new}>>{line[end:]}"
+                )
                 yield Case(
-                    target, device, os_name, "value", index + 1, marked, _joined(lines, index, changed)
+                    target,
+                    device,
+                    os_name,
+                    "value",
+                    index + 1,
+                    marked,
+                    _joined(lines, index, changed),
                 )
 
 

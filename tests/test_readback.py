@@ -27,7 +27,10 @@ PER_DEVICE = {"lab": 70, "broadcom-sonic": 70, "pod-2048": 45}
 
 # The lab's SONiC leaf on a Broadcom ASIC (Dell Z9332F-ON, Tomahawk 3): SONiC renders the
 # headroom itself there (BUFFER_PROFILE xon/xoff/size), where on Spectrum the switch sizes it.
-BROADCOM = ("asic: spectrum-4\n    platform: SN5600\n    mgmt: 192.0.2.11", "asic: tomahawk-3\n    platform: Z9332F-ON\n    mgmt: 192.0.2.11")
+BROADCOM = (
+    "asic: spectrum-4\n    platform: SN5600\n    mgmt: 192.0.2.11",
+    "asic: tomahawk-3\n    platform: Z9332F-ON\n    mgmt: 192.0.2.11",
+)
 
 
 @pytest.fixture(scope="module")

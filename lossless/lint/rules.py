@@ -577,15 +577,18 @@ def roce_class_lossless(device: DevicePlan, fabric: FabricPlan):
             found = _roce_class_break(port, device)
             if found is not None:
                 breaks.setdefault(found, []).append(port.name)
-    if _alone(device, fabric) and device.ports and not any(
-        p.lossless and p.pfc_priorities for p in device.ports.values()
+    if (
+        _alone(device, fabric)
+        and device.ports
+        and not any(p.lossless and p.pfc_priorities for p in device.ports.values())
     ):
         # a config alone with no PFC anywhere: RoCE's class is lossy on every port (in a
         # fabric, the config's PFC differing from the plan is LL200 drift at its line)
         first = next(iter(device.ports.values()))
         tc = device.maps.dscp_to_tc.get(device.roce_dscp, device.roce_priority)
         where = first.sources.get("pfc_priorities") or located(device, "roce", "dscp_to_tc")
-        message = f"{traffic_dscp(device, 'roce')} maps to TC {tc}, which is not lossless: no port runs PFC"
+        roce = traffic_dscp(device, "roce")
+        message = f"{roce} maps to TC {tc}, which is not lossless: no port runs PFC"
         yield _at((where, device.name, None), "LL124", message)
     for (cause, fact), ports in breaks.items():
         where = device.sources.get(fact) or located(device, "roce", "dscp_to_tc")

@@ -379,8 +379,9 @@ NOT_EXPRESSED: dict[str, NotExpressed] = {
     ),
     "pfc_watchdog.timers": (
         "NVUE sets the polling interval and robustness (detection = interval x robustness, "
-        "rounded up to whole intervals); restoration is not configurable: PFC is restored after the first polling interval "
-        "without pause frames (Cumulus Linux 5.14, Quality of Service, PFC Watchdog)"
+        "rounded up to whole intervals); restoration is not configurable: PFC is restored "
+        "after the first polling interval without pause frames (Cumulus Linux 5.14, Quality "
+        "of Service, PFC Watchdog)"
     ),
     "headroom.bytes": (
         "Cumulus sizes PFC headroom from the PFC profile's cable-length; NVIDIA recommends not "

@@ -359,7 +359,15 @@ def _apply_qos(
             low, high = _bytes(ecn.low, cell, speed), _bytes(ecn.high, cell, speed)
             port.ecn.append(
                 EcnPlan(
-                    queue, low, high, ecn.probability, None, None, None, None, where,
+                    queue,
+                    low,
+                    high,
+                    ecn.probability,
+                    None,
+                    None,
+                    None,
+                    None,
+                    where,
                     weight=ecn.weight,
                 )
             )

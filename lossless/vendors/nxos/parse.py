@@ -334,11 +334,11 @@ def _queuing_statement(entry: QueuingClass, text: str, line: int) -> None:
     elif weight := re.fullmatch(r"bandwidth (?:remaining )?percent (\d+)", text):
         entry.weight = Stated(int(weight.group(1)), line)
     elif ecn := _ECN.fullmatch(text):
-        low, low_unit, high, high_unit, probability, weight = ecn.groups()
+        low, low_unit, high, high_unit, probability, averaging = ecn.groups()
         thresholds = (int(low) * _UNITS[low_unit], int(high) * _UNITS[high_unit])
-        if int(weight or 0) > MAX_WRED_WEIGHT:
+        if int(averaging or 0) > MAX_WRED_WEIGHT:
             raise _NotRead(line, text, f"has a weight above {MAX_WRED_WEIGHT}")
-        entry.ecn = Stated((*thresholds, int(probability or 100), int(weight or 0)), line)
+        entry.ecn = Stated((*thresholds, int(probability or 100), int(averaging or 0)), line)
     elif text.startswith("random-detect ") and text.endswith(" ecn"):
         raise _NotRead(line, text, "is not read (thresholds in bytes, kbytes or mbytes)")
     elif text.startswith("random-detect ") and not text.endswith(" ecn"):
@@ -535,8 +535,8 @@ def _port_mtu(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
     if routed and not (switch.no_drop and pfc is not None and pfc.value == "on"):
         return
     # A switchport's frames are bounded by its class MTU; on a routed port the no-drop class
-    # MTU still carves the class's ingress buffer (vendors.md 2g, "drives ingress buffer
-    # carving"): lossless frames above it are not provided for.
+    # MTU still carves the class's ingress buffer (docs/reference/vendors.md 2g: it "drives
+    # ingress buffer carving"): lossless frames above it are not provided for.
     if not routed:
         jumbo = config.jumbo.value if config.jumbo else DEFAULT_JUMBO_MTU
         if port.mtu not in (DEFAULT_MTU, jumbo):
@@ -581,7 +581,15 @@ def _egress(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
                 stated = switch.at(cls.ecn.line)
                 port.ecn.append(
                     EcnPlan(
-                        queue, low, high, probability, None, None, None, None, stated,
+                        queue,
+                        low,
+                        high,
+                        probability,
+                        None,
+                        None,
+                        None,
+                        None,
+                        stated,
                         weight=weight,
                     )
                 )
@@ -769,8 +777,7 @@ def _device_watchdog(device: DevicePlan, config: Config, switch: _Switch) -> Non
     interval, detection, restoration = switch.timers
     enabled = config.watchdog.get("enabled")
     on = bool(enabled and enabled.value) or any(
-        p.lossless and p.watchdog is not None and p.watchdog.enabled
-        for p in device.ports.values()
+        p.lossless and p.watchdog is not None and p.watchdog.enabled for p in device.ports.values()
     )
     device.watchdog = WatchdogPlan(on, detection, restoration, interval, "drop")
     wd = config.watchdog

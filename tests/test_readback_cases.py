@@ -1,0 +1,250 @@
+"""The cases of issue 36, each as a test: rendered values lint did not read back, a deleted
+line that gave a cascade of findings (some false), and configs linted alone that passed with
+RoCE's class lossy. Each config is the lab's golden render with one line changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import INVENTORIES, REPO
+
+LAB = INVENTORIES / "lab.yaml"
+GOLDEN = REPO / "golden" / "lab"
+
+
+def _changed(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    """The golden config `name` with `old` replaced by `new` (once), alone in a folder."""
+    text = (GOLDEN / name).read_text()
+    assert text.count(old) == 1, old
+    folder = tmp_path / "configs"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def _findings(run, *argv: str) -> tuple[int, list[dict]]:
+    result = run("lint", *argv, "--format", "json")
+    return result.code, [f for f in json.loads(result.out) if f["rule"] != "LL201"]
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# -- values lint did not read --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "message"),
+    [
+        (
+            "spine1.cfg",
+            "max-mark-probability 100 weight 0",
+            "max-mark-probability 100 weight 1",
+            "ECN averaging weight: queue 3: 1 (averaged) in the config, 0 (the instantaneous",
+        ),
+        (
+            "leaf3.cfg",
+            "drop-probability 100 weight 0 ecn",
+            "drop-probability 100 weight 4 ecn",
+            "ECN averaging weight: queue 3: 4 (averaged) in the config",
+        ),
+        (
+            "leaf3.cfg",
+            "    mtu 9216\n    pause pfc-cos 3",
+            "    mtu 1500\n    pause pfc-cos 3",
+            "MTU is 1500 in the config, 9100 in the plan",
+        ),
+        (
+            "leaf2.yaml",
+            "        robustness: 2",
+            "        robustness: 3",
+            "PFC watchdog timers is detection 300 ms, restoration 0 ms in the config, "
+            "detection 200 ms, restoration 0 ms in the plan",
+        ),
+        (
+            "leaf1.json",
+            '"wred_green_enable": "true"',
+            '"wred_green_enable": "false"',
+            "ECN: queue 3: not set in the config",
+        ),
+    ],
+    ids=[
+        "eos-wred-weight",
+        "nxos-wred-weight",
+        "nxos-no-drop-class-mtu",
+        "nvue-robustness",
+        "sonic-green-wred-off",
+    ],
+)
+def test_a_changed_value_is_drift(run, tmp_path, name, old, new, message):
+    """The WRED averaging weight (0: the instantaneous queue, what DCQCN needs), the NX-OS
+    no-drop class MTU on routed ports (it carves the class's buffer), the NVUE watchdog
+    robustness (detection = interval x robustness) and SONiC's green WRED enable (RoCE is
+    green) are read: changed, they are drift at their line."""
+    path = _changed(tmp_path, name, old, new)
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert code == 1
+    [finding] = [f for f in findings if message in f["message"]]
+    assert finding["rule"] == "LL200"
+    line = new.splitlines()[0].strip().split(":")[0] if name.endswith(".yaml") else new.strip()
+    if not name.endswith(".json"):
+        assert finding["line"] == _line_of(path, line.splitlines()[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "says"),
+    [
+        ("spine1.cfg", "   uc-tx-queue 7\n", "   uc-tx-queue 8\n", "names no queue (0-7)"),
+        ("spine1.cfg", "qos map dscp 48 to", "qos map dscp 96 to", "dscp 0-63 to traffic-class"),
+        (
+            "spine1.cfg",
+            "qos map traffic-class 3 to tx-queue 3",
+            "qos map traffic-class 3 to tx-queue 9",
+            "traffic-class 0-7 to tx-queue 0-7",
+        ),
+        ("spine1.cfg", "kbytes maximum-threshold", "kbits maximum-threshold", "thresholds take"),
+        ("leaf3.cfg", "network-qos c-8q-nq-default", "network-qos c-16q-nq-default", "no queue"),
+        ("leaf3.cfg", "    mtu 9216\n    pause", "    mtu 18432\n    pause", "largest MTU, 9216"),
+        ("leaf1.json", '"10": "0",', '"20": "0",', "repeats the key of line"),
+        ("leaf2.yaml", "inner-ipv6-label: disabled", "inner-ipv7-label: disabled", "ecmp-hash"),
+    ],
+    ids=[
+        "eos-uc-tx-queue-8",
+        "eos-dscp-96",
+        "eos-tx-queue-9",
+        "eos-ecn-unit",
+        "nxos-16q-class",
+        "nxos-class-mtu-18432",
+        "sonic-repeated-key",
+        "nvue-unknown-hash-field",
+    ],
+)
+def test_a_statement_that_cannot_be_read_is_refused_at_its_line(
+    run, tmp_path, name, old, new, says
+):
+    """A statement of a section lossless reads, that names what the switch does not have, is
+    reported (exit 2, FILE:LINE), never dropped: read without it, the config would be judged
+    for a switch it does not describe."""
+    path = _changed(tmp_path, name, old, new)
+    result = run("lint", str(LAB), "--configs", str(path.parent))
+    assert result.code == 2
+    assert says in result.err
+    first = new.strip().splitlines()[0].split(":")[0].strip('"')
+    line = _line_of(path, first)  # the changed line, or the line whose key it repeats
+    assert result.err.startswith(f"{path}:{line}:") or f"repeats the key of line {line}:" in (
+        result.err
+    )
+
+
+def test_eos_ecn_thresholds_in_time_units_are_read_at_the_port_speed(run, tmp_path):
+    """AVD writes `random-detect ecn ... milliseconds` (its schema allows the unit): read at
+    the port's 400G, 3 us is 150 kB and 10 us 500 kB, the plan's thresholds: no finding."""
+    old = "minimum-threshold 150 kbytes maximum-threshold 500 kbytes"
+    new = "minimum-threshold 3 microseconds maximum-threshold 10 microseconds"
+    path = _changed(tmp_path, "spine1.cfg", old, new)
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert (code, findings) == (0, [])
+    new = "minimum-threshold 3 milliseconds maximum-threshold 10 milliseconds"
+    path = _changed(tmp_path, "spine1.cfg", old, new)
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert any("min 150000000 max 500000000 B" in f["message"] for f in findings)
+
+
+# -- one cause, one finding; every finding true of the file ----------------------------------
+
+
+def test_a_deleted_no_drop_line_is_one_finding_naming_what_it_takes(run, tmp_path):
+    """Issue 36: without `priority-flow-control priority 3 no-drop`, the lab's EOS spine1 gave
+    15 errors, some false (the watchdog poll interval "not set" at the line that sets it, ECN
+    "not set" beside its line, the queues "strict (default)"), and each link's mismatch twice.
+    Now: one LL200 for the PFC priorities at the profile (where the line belongs), naming what
+    the lossy priority takes with it, and one LL105 per link at the config."""
+    path = _changed(tmp_path, "spine1.cfg", "   priority-flow-control priority 3 no-drop\n", "")
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert code == 1
+    profile = _line_of(path, "qos profile ROCE_LOSSLESS")
+    assert sorted((f["rule"], f["line"]) for f in findings) == [("LL105", profile)] * 4 + [
+        ("LL200", profile)
+    ]
+    [drift] = [f for f in findings if f["rule"] == "LL200"]
+    assert (
+        "PFC priorities is none in the config, 3 in the plan: priority 3 is lossy here"
+        in (drift["message"])
+    )
+    assert "headroom, ECN marking and PFC watchdog" in drift["message"]
+    assert all(f["file"] == str(path) for f in findings)  # none at the inventory's line
+
+
+def test_a_deleted_pause_line_on_nxos_is_one_finding(run, tmp_path):
+    """NX-OS without `pause pfc-cos 3` gave 14 errors ("PFC watchdog is off" four times): now
+    one LL200 at the network-qos policy, the links' and the NICs' mismatches at that line."""
+    path = _changed(tmp_path, "leaf3.cfg", "    pause pfc-cos 3\n", "")
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert code == 1
+    where = _line_of(path, "policy-map type network-qos QOS_NETWORK")  # where no-drop belongs
+    assert {f["line"] for f in findings} == {where}
+    assert [f["rule"] for f in findings if f["rule"] == "LL200"] == ["LL200"]
+    assert not any("watchdog" in f["message"].split(":")[0] for f in findings)
+
+
+def test_a_link_mismatch_is_reported_once_at_the_config_line(run, tmp_path):
+    path = _changed(
+        tmp_path,
+        "spine1.cfg",
+        "interface Ethernet1/1\n   description fabric downlink\n   mtu 9100",
+        "interface Ethernet1/1\n   description fabric downlink\n   mtu 9000",
+    )
+    _, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    [mismatch] = [f for f in findings if f["rule"] == "LL106"]
+    assert mismatch["file"] == str(path)
+    assert mismatch["line"] == _line_of(path, "mtu 9000")
+
+
+def test_a_watchdog_turned_off_leaves_its_timers_stated(run, tmp_path):
+    """Without the profile's `priority-flow-control pause watchdog`, the watchdog is off: said
+    once per port group, and the poll interval at line 19, which sets it, is not "not set"."""
+    path = _changed(tmp_path, "spine1.cfg", "   priority-flow-control pause watchdog\n", "")
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert code == 1
+    assert not any("not set" in f["message"] and "poll" in f["message"] for f in findings)
+    assert any(f["message"].startswith("PFC watchdog is off in the config") for f in findings)
+
+
+# -- a config alone ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "os_name", "line", "statement"),
+    [
+        ("spine1.cfg", "eos", "   priority-flow-control priority 3 no-drop\n", "qos profile"),
+        ("leaf3.cfg", "nxos", "    pause pfc-cos 3\n", "policy-map type network-qos"),
+    ],
+)
+def test_a_config_alone_with_roce_lossy_is_ll124(run, tmp_path, name, os_name, line, statement):
+    """The config alone with its only no-drop line deleted linted clean (0 errors): RoCE's
+    DSCP 26 reaches no lossless class, LL124, at the statement that should make it lossless."""
+    path = _changed(tmp_path, name, line, "")
+    code, findings = _findings(run, "--config", str(path), "--os", os_name)
+    assert code == 1
+    [finding] = [f for f in findings if f["rule"] == "LL124"]
+    assert "maps to TC 3, which is not lossless: no port runs PFC" in finding["message"]
+    assert finding["line"] == _line_of(path, statement)
+
+
+def test_ll124_points_at_the_traffic_class_to_queue_line(run, tmp_path):
+    """`qos map traffic-class 3 to tx-queue 2` moves RoCE to a queue PFC does not pause:
+    LL124 at that line, not at the DSCP map."""
+    path = _changed(
+        tmp_path,
+        "spine1.cfg",
+        "qos map traffic-class 3 to tx-queue 3",
+        "qos map traffic-class 3 to tx-queue 2",
+    )
+    _, findings = _findings(run, "--config", str(path), "--os", "eos")
+    [finding] = [f for f in findings if f["rule"] == "LL124"]
+    assert "queued in 2, but a PFC pause of priority 3 stops queue 3" in finding["message"]
+    assert finding["line"] == _line_of(path, "qos map traffic-class 3 to tx-queue 2")
