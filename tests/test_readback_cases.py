@@ -248,3 +248,35 @@ def test_ll124_points_at_the_traffic_class_to_queue_line(run, tmp_path):
     [finding] = [f for f in findings if f["rule"] == "LL124"]
     assert "queued in 2, but a PFC pause of priority 3 stops queue 3" in finding["message"]
     assert finding["line"] == _line_of(path, "qos map traffic-class 3 to tx-queue 2")
+
+
+def test_junos_pause_sent_on_one_priority_and_honoured_on_another_is_ll124(run, tmp_path):
+    """Issue 36: class NO-LOSS with `pfc-priority 4` while the congestion-notification
+    profile's output `ieee-802.1 code-point 011` (priority 3) flow-controls its queue: the
+    switch sends pause on 4 and honours it on 3. It linted clean; now LL124, an error, at the
+    flow-control statement."""
+    path = _changed(tmp_path, "leaf4.conf", "no-loss pfc-priority 3;", "no-loss pfc-priority 4;")
+    code, findings = _findings(run, "--config", str(path), "--os", "junos")
+    assert code == 1
+    [finding] = [f for f in findings if f["rule"] == "LL124"]
+    assert finding["severity"] == "error"
+    assert "a received pause of priority 4 stops no queue" in finding["message"]
+    assert "its queue 4 honours a pause of priority 3" in finding["message"]
+    assert finding["line"] == _line_of(path, "flow-control-queue 4")
+
+
+def test_eos_watchdog_override_action_drop_is_read(run, tmp_path):
+    """AVD writes `priority-flow-control pause watchdog override action drop` (its
+    `override_action_drop`): every port's watchdog drops, whatever its action. It was not
+    read: the action stayed EOS's default errdisable (drift; alone, LL115's warning)."""
+    path = _changed(
+        tmp_path,
+        "spine1.cfg",
+        "priority-flow-control pause watchdog action drop\n",
+        "priority-flow-control pause watchdog action errdisable\n"
+        "priority-flow-control pause watchdog override action drop\n",
+    )
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert (code, findings) == (0, [])
+    code, findings = _findings(run, "--config", str(path), "--os", "eos")
+    assert not [f for f in findings if f["rule"] == "LL115"]

@@ -535,14 +535,25 @@ def _roce_class_break(port: PortPlan, device: DevicePlan) -> tuple[str, str] | N
         if pg not in {h.priority_group for h in port.headroom}:
             return f"maps to TC {tc} and PG {pg}, which has no lossless headroom", "tc_to_pg"
     queue = maps.tc_to_queue.get(tc, tc)
-    paused = maps.pfc_priority_to_queue.get(tc, tc)
+    if tc not in maps.pfc_priority_to_queue:  # a config that names which queue each pause
+        # stops and leaves this priority out (Junos: an explicit flow-control output)
+        stopping = sorted(p for p, q in maps.pfc_priority_to_queue.items() if q == queue)
+        honoured = f"a pause of {_priority_words(stopping)}" if stopping else "no pause"
+        message = (
+            f"maps to TC {tc}, which is lossless, but a received pause of priority {tc} stops "
+            f"no queue: the switch sends pause on priority {tc}, and its queue {queue} "
+            f"honours {honoured}"
+        )
+        return message, "pfc_priority_to_queue"
+    paused = maps.pfc_priority_to_queue[tc]
     if queue != paused:
         message = (
             f"maps to TC {tc}, queued in {queue}, but a PFC pause of priority {tc} stops "
             f"queue {paused}"
         )
-        # the statement that moved one of them off the class's own number
-        return message, "tc_to_queue" if queue != tc else "pfc_priority_to_queue"
+        # where the config says which queue a pause stops, else where it queues the class
+        stated = "pfc_priority_to_queue" in device.sources
+        return message, "pfc_priority_to_queue" if stated else "tc_to_queue"
     return None
 
 

@@ -272,6 +272,10 @@ def _read_globals(tree: Node, device: DevicePlan, file: str) -> _Globals:
             seen.watchdog[match.group(1)] = _Stated(_ms(match.group(2)), where)
         elif match := re.fullmatch(r"priority-flow-control pause watchdog action (\S+)", text):
             seen.watchdog["action"] = _Stated(match.group(1), where)
+        elif text == "priority-flow-control pause watchdog override action drop":
+            # every port's watchdog drops, whatever action it is given (AVD writes it with
+            # the errdisable default: `priority_flow_control.watchdog.override_action_drop`)
+            seen.watchdog["override"] = _Stated("drop", where)
         elif match := re.fullmatch(r"qos profile (\S+)", text):
             seen.profiles[match.group(1)] = _read_qos(node, file)
         elif match := re.fullmatch(r"ip load-sharing trident fields ip((?: \S+)*)", text):
@@ -380,7 +384,9 @@ def _apply_qos(
 def _watchdog(block: _QosBlock, seen: _Globals) -> WatchdogPlan:
     """The port's watchdog: enabled by its profile/interface, timers from the port timer or the
     switch-wide defaults, action from the port or the switch (default errdisable)."""
-    defaults = {k: int(v.value) for k, v in seen.watchdog.items() if k != "action"}
+    defaults = {
+        k: int(v.value) for k, v in seen.watchdog.items() if k not in ("action", "override")
+    }
     timeout, poll, recovery = (
         defaults.get("timeout", 0),
         defaults.get("polling-interval", 0),
@@ -389,7 +395,7 @@ def _watchdog(block: _QosBlock, seen: _Globals) -> WatchdogPlan:
     if block.watchdog_timers:
         timeout, port_poll, recovery = block.watchdog_timers.value
         poll = port_poll if port_poll is not None else poll
-    action = block.watchdog_action or seen.watchdog.get("action")
+    action = seen.watchdog.get("override") or block.watchdog_action or seen.watchdog.get("action")
     return WatchdogPlan(
         enabled=bool(block.watchdog and block.watchdog.value),
         detection_ms=timeout,
