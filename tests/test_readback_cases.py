@@ -41,18 +41,6 @@ def _line_of(path: Path, text: str) -> int:
     ("name", "old", "new", "message"),
     [
         (
-            "spine1.cfg",
-            "max-mark-probability 100 weight 0",
-            "max-mark-probability 100 weight 1",
-            "ECN averaging weight: queue 3: 1 (averaged) in the config, 0 (the instantaneous",
-        ),
-        (
-            "leaf3.cfg",
-            "drop-probability 100 weight 0 ecn",
-            "drop-probability 100 weight 4 ecn",
-            "ECN averaging weight: queue 3: 4 (averaged) in the config",
-        ),
-        (
             "leaf3.cfg",
             "    mtu 9216\n    pause pfc-cos 3",
             "    mtu 1500\n    pause pfc-cos 3",
@@ -73,8 +61,6 @@ def _line_of(path: Path, text: str) -> int:
         ),
     ],
     ids=[
-        "eos-wred-weight",
-        "nxos-wred-weight",
         "nxos-no-drop-class-mtu",
         "nvue-robustness",
         "sonic-green-wred-off",
@@ -93,6 +79,33 @@ def test_a_changed_value_is_drift(run, tmp_path, name, old, new, message):
     line = new.splitlines()[0].strip().split(":")[0] if name.endswith(".yaml") else new.strip()
     if not name.endswith(".json"):
         assert finding["line"] == _line_of(path, line.splitlines()[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        ("spine1.cfg", "max-mark-probability 100 weight 0", "max-mark-probability 100 weight 1"),
+        ("leaf3.cfg", "drop-probability 100 weight 0 ecn", "drop-probability 100 weight 4 ecn"),
+    ],
+    ids=["eos", "nxos"],
+)
+def test_an_averaged_ecn_queue_is_ll111(run, tmp_path, name, old, new):
+    """The WRED averaging weight was not read: 0 marks on the instantaneous queue, what
+    DCQCN needs; 1 or more averages and marks late. LL111 at the ECN line, with the
+    inventory (the one finding: the plan's weight is always 0) and alone."""
+    path = _changed(tmp_path, name, old, new)
+    os_name = {"spine1.cfg": "eos", "leaf3.cfg": "nxos"}[name]
+    weight = new.split("weight ")[1].split()[0]
+    for argv in (
+        (str(LAB), "--configs", str(path.parent)),
+        ("--config", str(path), "--os", os_name),
+    ):
+        code, findings = _findings(run, *argv)
+        assert code == 1
+        [finding] = [f for f in findings if f["rule"] == "LL111"]
+        assert f"ECN averages the queue (weight {weight})" in finding["message"]
+        assert finding["line"] == _line_of(path, new)
+        assert not [f for f in findings if f["rule"] == "LL200"]
 
 
 @pytest.mark.parametrize(
@@ -280,3 +293,46 @@ def test_eos_watchdog_override_action_drop_is_read(run, tmp_path):
     assert (code, findings) == (0, [])
     code, findings = _findings(run, "--config", str(path), "--os", "eos")
     assert not [f for f in findings if f["rule"] == "LL115"]
+
+
+def test_dscps_the_default_map_puts_in_the_lossless_class_are_ll127(run, tmp_path):
+    """A config that maps only 26 -> 3 and 48 -> 6 (as AVD's does) leaves EOS's default map
+    (DSCP/8) putting 24, 25 and 27-31 in lossless TC 3: alone, a warning at the RoCE line;
+    with the inventory, the map differs from the plan's (LL200), the one finding."""
+    path = _changed(
+        tmp_path, "spine1.cfg", (GOLDEN / "spine1.cfg").read_text().splitlines()[0] + "\n", ""
+    )
+    code, findings = _findings(run, "--config", str(path), "--os", "eos")
+    assert code == 0
+    [finding] = findings
+    assert finding["rule"] == "LL127" and finding["severity"] == "warning"
+    assert finding["message"].startswith("DSCP 24-25, 27-31 map to TC 3 with RoCE DSCP 26")
+    assert finding["line"] == _line_of(path, "qos map dscp 26 to traffic-class 3")
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert [f["rule"] for f in findings] == ["LL200"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "ports"),
+    [
+        (
+            "interface Ethernet1/1\n   description fabric downlink\n   mtu 9100\n",
+            "interface Ethernet1/1\n   description fabric downlink\n   mtu 9100\n   qos trust cos\n",
+            "1 port: Ethernet1/1",
+        ),
+        ("   qos trust dscp\n", "", "4 ports"),
+    ],
+    ids=["interface-trusts-cos", "switchport-profile-without-trust"],
+)
+def test_a_pfc_port_that_classifies_by_cos_is_ll124_alone(run, tmp_path, old, new, ports):
+    """A per-interface `qos trust cos` over the profile's `qos trust dscp`, or a switchport
+    whose profile sets no trust (EOS then trusts CoS), gave no finding alone: RoCE's DSCP
+    does not classify there, LL124 at the trust statement (or the profile lacking it)."""
+    path = _changed(tmp_path, "spine1.cfg", old, new)
+    code, findings = _findings(run, "--config", str(path), "--os", "eos")
+    assert code == 1
+    [finding] = [f for f in findings if f["rule"] == "LL124"]
+    assert "does not classify on these ports: they trust CoS" in finding["message"]
+    assert ports in finding["message"]
+    statement = "qos trust cos" if new else "qos profile ROCE_LOSSLESS"
+    assert finding["line"] == _line_of(path, statement)

@@ -12,6 +12,7 @@ from typing import Any
 
 from lossless.lint.registry import Finding
 from lossless.plan import DevicePlan, located
+from lossless.text.ranges import runs
 from lossless.text.units import format_speed
 from lossless.vendors.vendor import Vendor
 
@@ -126,10 +127,6 @@ def _ecn_entries(value: list) -> dict[Any, str]:
     return {q: f"min {lo} max {hi} B, {p}%" for q, lo, hi, p in value}
 
 
-def _weight_entries(value: list) -> dict[Any, str]:
-    return {q: "0 (the instantaneous queue)" if w == 0 else f"{w} (averaged)" for q, w in value}
-
-
 def _fill_entries(value: list) -> dict[Any, str]:
     return {q: f"{lo}-{hi}% of the queue buffer, {p}%" for q, lo, hi, p in value}
 
@@ -145,27 +142,11 @@ KEYED: dict[str, tuple[str, str, Callable[[Any], dict[Any, str]]]] = {
     "headroom": ("PFC headroom", "PG", _headroom_entries),
     "ecn": ("ECN", "queue", _ecn_entries),
     "ecn_percent": ("ECN fill levels", "queue", _fill_entries),
-    "ecn_weight": ("ECN averaging weight", "queue", _weight_entries),
 }
 
 
 def _order(key: Any) -> tuple[int, Any]:
     return (0, key) if isinstance(key, int) else (1, str(key))
-
-
-def _runs(keys: list[Any]) -> str:
-    """[24, 25, 26, 30] -> '24-26, 30' for integer keys."""
-    if not all(isinstance(k, int) for k in keys):
-        return ", ".join(str(k) for k in keys)
-    parts, start, previous = [], keys[0], keys[0]
-    for key in [*keys[1:], None]:
-        if key is not None and key == previous + 1:
-            previous = key
-            continue
-        parts.append(str(start) if start == previous else f"{start}-{previous}")
-        if key is not None:
-            start = previous = key
-    return ", ".join(parts)
 
 
 def describe(fact: str, have: Any, want: Any) -> str:
@@ -180,7 +161,7 @@ def describe(fact: str, have: Any, want: Any) -> str:
             if pair[0] != pair[1]:
                 by_change.setdefault(pair, []).append(key)
         changes = [
-            f"{entry_name} {_runs(keys)}: {config} in the config, {plan} in the plan"
+            f"{entry_name} {runs(keys)}: {config} in the config, {plan} in the plan"
             for (config, plan), keys in by_change.items()
         ]
         return f"{label}: " + "; ".join(changes)
@@ -197,7 +178,6 @@ LOST_WITH_PFC_PORT = (
     "cable_m",
     "headroom",
     "ecn",
-    "ecn_weight",
     "ecn_percent",
     "watchdog",
     "watchdog_enabled",

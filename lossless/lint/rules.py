@@ -14,6 +14,7 @@ from lossless.planner.headroom import compute_headroom
 from lossless.planner.headroom_common import HeadroomInputs, HeadroomResult
 from lossless.planner.pfc_trigger import loosest_trigger
 from lossless.text.grammar import first_few, plural
+from lossless.text.ranges import runs
 from lossless.text.units import format_speed, whole_metres
 from lossless.vendors.registry import OS_NAMES, asic_vendors, max_mtu, vendor_for
 
@@ -381,8 +382,15 @@ def no_wred_drop_on_lossless(port: PortPlan, device: DevicePlan, fabric: FabricP
     settings_only=True,
 )
 def ecn_thresholds_valid(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
-    """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100."""
+    """ECN thresholds satisfy 0 < Kmin < Kmax and 0 < Pmax <= 100, and mark on the
+    instantaneous queue (WRED weight 0, where the OS has a weight): an averaged queue marks
+    late, after it has grown past the thresholds DCQCN was tuned for."""
     for e in port.ecn:
+        if e.weight:
+            yield (
+                f"queue {e.queue}: ECN averages the queue (weight {e.weight}), so it marks "
+                "late; DCQCN needs the instantaneous queue, weight 0"
+            )
         if not 0 < e.min_bytes < e.max_bytes:
             yield (
                 f"queue {e.queue}: ECN min {e.min_bytes} B must be above 0 and below "
@@ -504,6 +512,13 @@ def traffic_dscp(device: DevicePlan, traffic: str) -> str:
     return f"{label} ({assumed})" if assumed else label
 
 
+# Port trust modes in which the DSCP does not classify (each OS's parser's word)
+UNTRUSTED = {
+    "cos": "they trust CoS (802.1p), not DSCP",
+    "none": "they classify nothing (no DSCP trust or classification policy)",
+}
+
+
 def _alone(device: DevicePlan, fabric: FabricPlan) -> bool:
     """A config linted alone (`lint --config`): a fabric of that one switch."""
     return device.from_config and len(fabric.devices) == 1 and not fabric.links
@@ -583,13 +598,26 @@ def roce_class_lossless(device: DevicePlan, fabric: FabricPlan):
     alone is judged for the hosts' documented defaults (RoCE 26, CNP 48) unless --roce-dscp
     and --cnp-dscp say otherwise."""
     breaks: dict[tuple[str, str], list[str]] = {}
+    untrusted: dict[str, list[PortPlan]] = {}  # trust -> PFC ports that ignore the DSCP
+    alone = _alone(device, fabric)
     for port in device.ports.values():
         if port.lossless and port.pfc_priorities:
+            if alone and port.trust in UNTRUSTED:  # (in a fabric: LL200 drift of the trust)
+                untrusted.setdefault(port.trust, []).append(port)
+                continue
             found = _roce_class_break(port, device)
             if found is not None:
                 breaks.setdefault(found, []).append(port.name)
+    for trust, ignoring in untrusted.items():
+        message = (
+            f"{traffic_dscp(device, 'roce')} does not classify on these ports: "
+            f"{UNTRUSTED[trust]}, so RoCE's untagged packets take the port's default class "
+            f"({_ports_text([p.name for p in ignoring])})"
+        )
+        where = ignoring[0].sources.get("trust", ignoring[0].source)
+        yield _at((where, device.name, None), "LL124", message)
     if (
-        _alone(device, fabric)
+        alone
         and device.ports
         and not any(p.lossless and p.pfc_priorities for p in device.ports.values())
     ):
@@ -632,6 +660,37 @@ def lossless_class_without_dscp(device: DevicePlan, fabric: FabricPlan):
         yield (
             f"PFC priority {priority} is no-drop but no DSCP maps to it: its headroom is "
             f"reserved for no traffic ({_ports_text(ports)})"
+        )
+
+
+@rule(
+    "LL127",
+    "lossless-class-roce-only",
+    "warning",
+    "device",
+    "docs/reference/physics.md 4 rules 12 and 21",
+    facts=("dscp_to_tc",),
+)
+def lossless_class_roce_only(device: DevicePlan, fabric: FabricPlan):
+    """A config linted alone maps only RoCE's DSCP to its lossless class: another DSCP there
+    is paused with RoCE and not paced by DCQCN (a DSCP a config leaves out of its map takes
+    the OS's default class: DSCP/8 on EOS and Cumulus, so 24-31 share RoCE's class 3). With
+    an inventory, a map that differs from the plan's is LL200 drift instead."""
+    if not _alone(device, fabric):
+        return
+    lossless = {p for port in device.ports.values() if port.lossless for p in port.pfc_priorities}
+    roce_tc = device.maps.dscp_to_tc.get(device.roce_dscp)
+    if roce_tc not in lossless:
+        return  # LL124's finding
+    shared = sorted(
+        dscp
+        for dscp, tc in device.maps.dscp_to_tc.items()
+        if tc == roce_tc and dscp not in (device.roce_dscp, device.cnp_dscp)
+    )
+    if shared:
+        yield (
+            f"DSCP {runs(shared)} map to TC {roce_tc} with {traffic_dscp(device, 'roce')}, "
+            "a lossless class: their traffic is paused with RoCE's and not paced by DCQCN"
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
 _RANGE_RE = re.compile(r"\[([0-9]+):([0-9]+)(?::([0-9]+))?\]")
 MAX_EXPANSION = 1_000_000
@@ -84,3 +85,18 @@ def expand(text: str) -> list[str]:
         raise RangeError(f"{text!r} expands to {names:,} names (at most {MAX_EXPANSION:,})")
     pieces = [[p] if isinstance(p, str) else _numbers(*p) for p in _split(text)]
     return ["".join(parts) for parts in itertools.product(*pieces)]
+
+
+def runs(keys: list[Any]) -> str:
+    """[24, 25, 26, 30] -> '24-26, 30' for sorted integer keys (others listed as they are)."""
+    if not all(isinstance(k, int) for k in keys):
+        return ", ".join(str(k) for k in keys)
+    parts, start, previous = [], keys[0], keys[0]
+    for key in [*keys[1:], None]:
+        if key is not None and key == previous + 1:
+            previous = key
+            continue
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+        if key is not None:
+            start = previous = key
+    return ", ".join(parts)

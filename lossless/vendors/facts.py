@@ -25,8 +25,6 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "ecn": lambda p: sorted(
         (e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in p.ecn
     ),
-    # WRED's averaging weight of each ECN queue, where the OS has one (EcnPlan.weight)
-    "ecn_weight": lambda p: sorted((e.queue, e.weight) for e in p.ecn),
     "wred_drop_queues": lambda p: sorted(p.wred_drop_queues),
     "trust": lambda p: p.trust,
     "watchdog_enabled": lambda p: bool(p.watchdog and p.watchdog.enabled),

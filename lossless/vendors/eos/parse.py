@@ -375,7 +375,7 @@ def _apply_qos(
                     weight=ecn.weight,
                 )
             )
-            sources["ecn"] = sources["ecn_weight"] = where
+            sources["ecn"] = where
     port.watchdog = _watchdog(block, seen) if port.lossless else None
     if port.lossless and block.watchdog:
         sources["watchdog"] = block.watchdog.source

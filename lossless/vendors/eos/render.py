@@ -261,7 +261,6 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "lossless",
             "pfc_priorities",
             "ecn",
-            "ecn_weight",
             "watchdog",
             "wred_drop_queues",
             "trust",

@@ -593,7 +593,7 @@ def _egress(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
                         weight=weight,
                     )
                 )
-                sources["ecn"] = sources["ecn_weight"] = stated
+                sources["ecn"] = stated
 
 
 def _headroom(port: PortPlan, entry: _Interface, switch: _Switch) -> bool:

@@ -389,7 +389,6 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "lossless",
             "pfc_priorities",
             "ecn",
-            "ecn_weight",
             "wred_drop_queues",
             "trust",
             "watchdog_enabled",
