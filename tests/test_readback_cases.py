@@ -317,7 +317,8 @@ def test_dscps_the_default_map_puts_in_the_lossless_class_are_ll127(run, tmp_pat
     [
         (
             "interface Ethernet1/1\n   description fabric downlink\n   mtu 9100\n",
-            "interface Ethernet1/1\n   description fabric downlink\n   mtu 9100\n   qos trust cos\n",
+            "interface Ethernet1/1\n   description fabric downlink\n   mtu 9100\n"
+            "   qos trust cos\n",
             "1 port: Ethernet1/1",
         ),
         ("   qos trust dscp\n", "", "4 ports"),
