@@ -337,3 +337,44 @@ def test_a_pfc_port_that_classifies_by_cos_is_ll124_alone(run, tmp_path, old, ne
     assert ports in finding["message"]
     statement = "qos trust cos" if new else "qos profile ROCE_LOSSLESS"
     assert finding["line"] == _line_of(path, statement)
+
+
+# -- configs rendered by a peer tool: AVD (tests/data/avd, pyavd 6.4.0) ------------------------
+
+AVD = REPO / "tests" / "data" / "avd"
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "code", "expected"),
+    [
+        ("clean", (), 0, []),
+        ("ecn-milliseconds", ("--platform", "7060DX5-32"), 1, [("LL112", "random-detect ecn")]),
+        ("ecn-weight-1", (), 1, [("LL111", "random-detect ecn")]),
+        ("watchdog-override-drop", (), 0, []),
+        ("interface-trust-cos", (), 1, [("LL124", "qos trust cos")]),
+        ("switchport-profile-no-trust", (), 1, [("LL124", "qos profile ROCE")]),
+        ("map-26-and-48-only", (), 0, [("LL127", "qos map dscp 26 to traffic-class 3")]),
+        ("tc3-to-tx-queue-2", (), 1, [("LL124", "qos map traffic-class 3 to tx-queue 2")]),
+        ("no-drop-removed", (), 1, [("LL124", "qos profile ROCE")]),
+    ],
+)
+def test_avd_rendered_configs_are_judged_at_their_lines(run, name, extra, code, expected):
+    """AVD's own lines are read: ECN thresholds in milliseconds, `override action drop`,
+    per-interface trust, partial DSCP maps; each variant is found at the line that states
+    it, and the clean render and the override are clean."""
+    path = AVD / f"{name}.cfg"
+    got_code, findings = _findings(run, "--config", str(path), "--os", "eos", *extra)
+    assert got_code == code, findings
+    assert sorted((f["rule"], f["line"]) for f in findings) == sorted(
+        (rule, _line_of(path, statement)) for rule, statement in expected
+    )
+
+
+def test_avd_ecn_in_milliseconds_without_a_port_speed_is_refused_at_its_line(run):
+    """A time threshold is bytes at the port's speed; with no speed in the config and no
+    --platform it cannot be read, and is reported (exit 2 at the line), never dropped."""
+    path = AVD / "ecn-milliseconds.cfg"
+    result = run("lint", "--config", str(path), "--os", "eos")
+    assert result.code == 2
+    assert result.err.startswith(f"{path}:{_line_of(path, 'random-detect ecn minimum')}:")
+    assert "speed is not in the config" in result.err

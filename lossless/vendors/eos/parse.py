@@ -360,6 +360,16 @@ def _apply_qos(
         if port.lossless and "ecn" in stated:
             ecn, where = stated["ecn"].value, stated["ecn"].source
             cell, speed = _cell(device), port.speed_mbps
+            if not speed and {ecn.low[1], ecn.high[1]} & set(_TIME_UNITS):
+                file, line, _ = where.rsplit(":", 2)
+                raise not_read(
+                    file,
+                    int(line),
+                    "EOS",
+                    f"random-detect ecn ... {ecn.low[1]}",
+                    f"cannot be read in bytes: {port.name}'s speed is not in the config "
+                    "(a `speed` line, or --platform for the platform's default)",
+                )
             low, high = _bytes(ecn.low, cell, speed), _bytes(ecn.high, cell, speed)
             port.ecn.append(
                 EcnPlan(
