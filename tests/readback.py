@@ -209,6 +209,7 @@ class Target:
         # the devices and their link peers, as `lint --device` plans them
         inventory = load_inventory(self.inventory)
         self.plan = plan_fabric(inventory, inventory.with_link_peers(self.devices), hosts="later")
+        self.plan.planned_nics()  # once: each lint's copy of the plan would plan them again
         self.rendered = {d: render_device(self.plan.devices[d], self.plan) for d in self.devices}
         self.baseline, self.stated = {}, {}
         for device in self.devices:

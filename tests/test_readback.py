@@ -43,7 +43,9 @@ def targets(tmp_path_factory) -> list[Target]:
     return [
         Target("lab", lab, ["leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]),
         Target("broadcom-sonic", broadcom, ["leaf1"]),
-        Target("pod-2048", INVENTORIES / "pod-2048.yaml", ["leaf01", "spine01"]),
+        # one target per switch: each is planned with its link peers only (`lint --device`)
+        Target("pod-2048", INVENTORIES / "pod-2048.yaml", ["leaf01"]),
+        Target("pod-2048", INVENTORIES / "pod-2048.yaml", ["spine01"]),
     ]
 
 
