@@ -378,3 +378,25 @@ def test_avd_ecn_in_milliseconds_without_a_port_speed_is_refused_at_its_line(run
     assert result.code == 2
     assert result.err.startswith(f"{path}:{_line_of(path, 'random-detect ecn minimum')}:")
     assert "speed is not in the config" in result.err
+
+
+def test_findings_about_one_queue_point_at_that_queue(run, tmp_path):
+    """LL110 about queue 4 pointed at queue 3's ECN line, and LL113 about CNP queue 6 at
+    `uc-tx-queue 0`: now at the statement that should say it (the profile, queue 4 having
+    no block) and at queue 6's own block."""
+    text = (AVD / "clean.cfg").read_text()
+    moved = (
+        text.replace("qos map dscp 26 to traffic-class 3", "qos map dscp 26 to traffic-class 4")
+        .replace(
+            "priority-flow-control priority 3 no-drop", "priority-flow-control priority 4 no-drop"
+        )
+        .replace(
+            "   uc-tx-queue 6\n      priority strict\n", "   uc-tx-queue 6\n      no priority\n"
+        )
+    )
+    path = tmp_path / "leaf.cfg"
+    path.write_text(moved)
+    _, findings = _findings(run, "--config", str(path), "--os", "eos")
+    where = {f["rule"]: f["line"] for f in findings}
+    assert where["LL110"] == _line_of(path, "qos profile ROCE")
+    assert where["LL113"] == _line_of(path, "   uc-tx-queue 6")

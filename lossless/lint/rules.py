@@ -482,7 +482,9 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
         yield "CNP shares its DSCP or priority with RoCE data"
     queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
     if not any(q.queue == queue and q.scheduler == "strict" for q in device.queues):
-        yield f"CNP queue {queue} ({traffic_dscp(device, 'cnp')}) is not strict priority"
+        message = f"CNP queue {queue} ({traffic_dscp(device, 'cnp')}) is not strict priority"
+        where = device.sources.get(f"queues.{queue}")  # the queue's own block, where stated
+        yield message if where is None else _at((where, device.name, None), "LL113", message)
 
 
 @rule(

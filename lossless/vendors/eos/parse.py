@@ -90,7 +90,9 @@ class _QosBlock:
             return self
         queues = {q: dict(s) for q, s in base.queues.items()}
         for queue, stated in self.queues.items():
-            queues.setdefault(queue, {}).update(stated)
+            # the profile's block stays the queue's place (what it lacks belongs there)
+            kept = queues.setdefault(queue, {})
+            kept.update({k: v for k, v in stated.items() if k != "header" or k not in kept})
         return _QosBlock(
             trust=self.trust or base.trust,
             pfc=self.pfc or base.pfc,
@@ -386,9 +388,24 @@ def _apply_qos(
                 )
             )
             sources["ecn"] = where
+    _ecn_source(port, block, device)
     port.watchdog = _watchdog(block, seen) if port.lossless else None
     if port.lossless and block.watchdog:
         sources["watchdog"] = block.watchdog.source
+
+
+def _ecn_source(port: PortPlan, block: _QosBlock, device: DevicePlan) -> None:
+    """ECN is judged on the port's lossless queues: where one lacks it, at that queue's block
+    (or the profile when the queue has none), else at the lossless queue's ECN line, never at
+    another queue's."""
+    lossless = sorted({device.maps.tc_to_queue.get(p, p) for p in port.pfc_priorities})
+    marked = {e.queue: e.derivation for e in port.ecn}
+    unmarked = [q for q in lossless if q not in marked]
+    if unmarked:
+        header = block.queues.get(unmarked[0], {}).get("header")
+        port.sources["ecn"] = header.source if header else block.source
+    elif lossless:
+        port.sources["ecn"] = marked[lossless[0]]
 
 
 def _watchdog(block: _QosBlock, seen: _Globals) -> WatchdogPlan:
@@ -487,6 +504,9 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device.queues = _queues(device, used)
     if where := _queue_source(used):
         device.sources["queues"] = where
+    for queue, entry in sorted(used.queues.items()) if used else ():
+        if "header" in entry:  # a rule about one queue points at its block (`queues.N`)
+            device.sources[f"queues.{queue}"] = entry["header"].source
     device.watchdog = (
         first_lossless.watchdog
         if first_lossless and first_lossless.watchdog
