@@ -21,6 +21,9 @@ from readback import OPEN, Case, Target, judge, listed, no_effect_list, sample
 
 SEED = 36
 FULL = os.environ.get("LOSSLESS_READBACK") == "full"
+# LOSSLESS_READBACK_ONLY=pod-2048:spine01 (target or target:device): one part of a full run,
+# so that parts run side by side
+ONLY = os.environ.get("LOSSLESS_READBACK_ONLY", "")
 # Cases drawn per device in CI: enough to cover every kind of line over a few runs of the
 # suite's seed, few enough for ~30 s on a shared 2-core runner (a pod case lints 48 switches).
 PER_DEVICE = {"lab": 70, "broadcom-sonic": 70, "pod-2048": 45}
@@ -52,6 +55,8 @@ def targets(tmp_path_factory) -> list[Target]:
 def _drawn(target: Target) -> list[Case]:
     cases = []
     for device in target.devices:
+        if ONLY and ONLY not in (target.name, f"{target.name}:{device}"):
+            continue
         of_device = [c for c in target.cases() if c.device == device]
         cases += sample(of_device, None if FULL else PER_DEVICE[target.name], SEED)
     return cases
