@@ -140,7 +140,8 @@ def test_both_releases_read_back_to_the_plan(fragments, tmp_path, version):
     plan = plan_fabric(load_inventory(_lab(tmp_path, version)))
     device = plan.devices["leaf2"]
     parsed = cumulus_parse.parse(fragments[version], "leaf2.yaml", "leaf2", device)
-    assert cumulus_render.expressed(parsed) == cumulus_render.expressed(device)
+    in_nvue_terms = cumulus_render.as_rendered(device)  # detection in whole polls
+    assert cumulus_render.expressed(parsed) == cumulus_render.expressed(in_nvue_terms)
 
 
 # -- refused releases ------------------------------------------------------------------------
