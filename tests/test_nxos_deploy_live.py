@@ -35,7 +35,8 @@ REMOVED = {
     "DWRR weight": ("    bandwidth remaining percent 50\n    random-detect", "    random-detect"),
     "ECN": ("    random-detect minimum-threshold", "    ! random-detect minimum-threshold"),
     "PFC mode": ("  priority-flow-control mode on\n", ""),
-    "watchdog": ("priority-flow-control watch-dog-interval on\n", ""),
+    # (the global `watch-dog-interval on` alone is no loss: each lossless port turns it on too)
+    "watchdog detection": ("priority-flow-control watch-dog shutdown-multiplier 2\n", ""),
     "watchdog on the port": (
         "  priority-flow-control watch-dog-interval on\n",
         "  priority-flow-control watch-dog-interval off\n",
