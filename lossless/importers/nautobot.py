@@ -180,20 +180,29 @@ def _read_pages(
     )
 
 
-def _major_version(session: requests.Session, base: str, token: str) -> int:
-    """The server's major version, from `GET /api/status/` (`"nautobot-version": "3.2.7"`):
-    the cables' ends are asked for as that version serves them."""
+def _send(
+    session: requests.Session, method: str, url: str, token: str, body: Any = None
+) -> tuple[requests.Response, Any]:
+    """One request to Nautobot and its JSON answer (None: not JSON); the connection failing or
+    the token refused is a usage error."""
     headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
+    base = url.split("/api/", 1)[0]
     try:
-        response = session.get(f"{base}/api/status/", headers=headers)
+        response = session.request(method, url, json=body, headers=headers)
     except requests.RequestException as error:
         raise UsageError(f"cannot reach Nautobot at {base}: {type(error).__name__}") from None
     if response.status_code in (401, 403):
         raise UsageError(f"Nautobot refused the token (HTTP {response.status_code})")
     try:
-        answer = response.json()
+        return response, response.json()
     except ValueError:
-        answer = None
+        return response, None
+
+
+def _major_version(session: requests.Session, base: str, token: str) -> int:
+    """The server's major version, from `GET /api/status/` (`"nautobot-version": "3.2.7"`):
+    the cables' ends are asked for as that version serves them."""
+    response, answer = _send(session, "GET", f"{base}/api/status/", token)
     version = answer.get("nautobot-version") if isinstance(answer, dict) else None
     major = str(version).split(".")[0] if isinstance(version, str) else ""
     if not major.isascii() or not major.isdigit() or len(major) > 3:
@@ -217,19 +226,8 @@ def _ask(
 ) -> dict[str, Any] | None:
     """The answer's data; None when a query with speed meets a Nautobot without it."""
     query, variables = request
-    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
-    try:
-        response = session.post(
-            f"{base}/api/graphql/", json={"query": query, "variables": variables}, headers=headers
-        )
-    except requests.RequestException as error:
-        raise UsageError(f"cannot reach Nautobot at {base}: {type(error).__name__}") from None
-    if response.status_code in (401, 403):
-        raise UsageError(f"Nautobot refused the token (HTTP {response.status_code})")
-    try:
-        answer = response.json()
-    except ValueError:
-        answer = None
+    body = {"query": query, "variables": variables}
+    response, answer = _send(session, "POST", f"{base}/api/graphql/", token, body)
     if not isinstance(answer, dict):
         raise UsageError(
             f"Nautobot at {base} answered HTTP {response.status_code} without GraphQL JSON: "
