@@ -83,11 +83,37 @@ class Loader:
     def prepare(self) -> None:
         raise NotImplementedError
 
-    def device(self, name: str, role: str, kind: str, platform: str | None) -> Any:
+    def placed(self) -> dict[str, Any]:
+        """Where a device stands and its status, in this server's words."""
         raise NotImplementedError
 
+    def interface_status(self) -> dict[str, Any]:
+        """An interface's status, where the server has one."""
+        return {}
+
+    def device(self, name: str, role: str, kind: str, platform: str | None) -> Any:
+        return self.rest.post(
+            "dcim/devices",
+            name=name,
+            role=self.roles[role],
+            device_type=self.types[kind],
+            platform=self.platforms.get(platform or ""),
+            **self.placed(),
+        )["id"]
+
     def interface(self, end: str, speed: int, mtu: int, mgmt: bool = False, **more: Any) -> Any:
-        raise NotImplementedError
+        device, name = end.split(":", 1)
+        return self.rest.post(
+            "dcim/interfaces",
+            device=self.devices[device],
+            name=name,
+            type="1000base-t" if mgmt else "400gbase-x-osfp",
+            speed=speed,
+            mtu=mtu,
+            mgmt_only=mgmt,
+            **self.interface_status(),
+            **more,
+        )["id"]
 
     def primary_ip(self, device: str, address: str) -> None:
         raise NotImplementedError
@@ -178,29 +204,8 @@ class NetBoxLoader(Loader):
                     "id"
                 ]
 
-    def device(self, name: str, role: str, kind: str, platform: str | None) -> Any:
-        return self.rest.post(
-            "dcim/devices",
-            name=name,
-            role=self.roles[role],
-            device_type=self.types[kind],
-            site=self.site,
-            status="active",
-            platform=self.platforms.get(platform or ""),
-        )["id"]
-
-    def interface(self, end: str, speed: int, mtu: int, mgmt: bool = False, **more: Any) -> Any:
-        device, name = end.split(":", 1)
-        return self.rest.post(
-            "dcim/interfaces",
-            device=self.devices[device],
-            name=name,
-            type="1000base-t" if mgmt else "400gbase-x-osfp",
-            speed=speed,
-            mtu=mtu,
-            mgmt_only=mgmt,
-            **more,
-        )["id"]
+    def placed(self) -> dict[str, Any]:
+        return {"site": self.site, "status": "active"}
 
     def primary_ip(self, device: str, address: str) -> None:
         mgmt = self.interface(f"{device}:mgmt0", 1_000_000, 1500, mgmt=True)
@@ -287,30 +292,11 @@ class NautobotLoader(Loader):
             if platform and platform not in self.platforms:
                 self.platforms[platform] = r.post("dcim/platforms", name=platform)["id"]
 
-    def device(self, name: str, role: str, kind: str, platform: str | None) -> Any:
-        return self.rest.post(
-            "dcim/devices",
-            name=name,
-            role=self.roles[role],
-            device_type=self.types[kind],
-            location=self.location,
-            status=self.active,
-            platform=self.platforms.get(platform or ""),
-        )["id"]
+    def placed(self) -> dict[str, Any]:
+        return {"location": self.location, "status": self.active}
 
-    def interface(self, end: str, speed: int, mtu: int, mgmt: bool = False, **more: Any) -> Any:
-        device, name = end.split(":", 1)
-        return self.rest.post(
-            "dcim/interfaces",
-            device=self.devices[device],
-            name=name,
-            type="1000base-t" if mgmt else "400gbase-x-osfp",
-            speed=speed,
-            mtu=mtu,
-            mgmt_only=mgmt,
-            status=self.active,
-            **more,
-        )["id"]
+    def interface_status(self) -> dict[str, Any]:
+        return {"status": self.active}
 
     def primary_ip(self, device: str, address: str) -> None:
         mgmt = self.interface(f"{device}:mgmt0", 1_000_000, 1500, mgmt=True)

@@ -103,6 +103,15 @@ def find_python() -> Path:
     return best[1]
 
 
+def _create_superuser(manage: list[str], env: dict[str, str], password: str) -> None:
+    """The user `lossless` the loader's token belongs to (Django's createsuperuser)."""
+    command = ["createsuperuser", "--no-input", "--username", "lossless"]
+    _run(
+        [*manage, *command, "--email", "lossless@example.com"],
+        env={**env, "DJANGO_SUPERUSER_PASSWORD": password},
+    )
+
+
 def venv(work: Path, requirement: str) -> Path:
     """work/NAME-VERSION-venv with `requirement` installed (kept between runs); its bin."""
     folder = work / f"{requirement.replace('==', '-')}-venv"
@@ -336,18 +345,7 @@ def netbox(work: Path, scratch: Path, svc: Services, requirement: str) -> Iterat
     manage = [str(bin_ / "python"), str(bin_ / "netbox")]  # a moved venv: not its shebang
     migrated_database(svc, work, requirement, [*manage, "migrate", "--no-input"], env)
     password = secrets.token_urlsafe(16)
-    _run(
-        [
-            *manage,
-            "createsuperuser",
-            "--no-input",
-            "--username",
-            "lossless",
-            "--email",
-            "lossless@example.com",
-        ],
-        env={**env, "DJANGO_SUPERUSER_PASSWORD": password},
-    )
+    _create_superuser(manage, env, password)
     version = _run([*manage, "version"], env=env).strip()
     port = free_port()
     command = [*manage, "runserver", f"127.0.0.1:{port}", "--noreload", "--insecure"]
@@ -398,18 +396,7 @@ def nautobot(work: Path, scratch: Path, svc: Services, requirement: str) -> Iter
     }
     manage = [str(bin_ / "python"), str(bin_ / "nautobot-server")]
     migrated_database(svc, work, requirement, [*manage, "migrate", "--no-input"], env)
-    _run(
-        [
-            *manage,
-            "createsuperuser",
-            "--no-input",
-            "--username",
-            "lossless",
-            "--email",
-            "lossless@example.com",
-        ],
-        env={**env, "DJANGO_SUPERUSER_PASSWORD": "unused-" + secrets.token_hex(8)},
-    )
+    _create_superuser(manage, env, "unused-" + secrets.token_hex(8))
     token = (
         _run(
             [
