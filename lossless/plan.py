@@ -120,6 +120,10 @@ class PortPlan:
     # A Layer 3 port: the inventory's `routed`, or a config's `no switchport` (NX-OS); None:
     # not said (NX-OS routes a link to a switch at an MTU a switchport cannot take)
     routed: bool | None = field(default=None, metadata=NOT_IN_JSON)
+    # A config's bound on the frames outside the lossless classes where it is below `mtu`
+    # (NX-OS: a switchport's best effort is bounded by the default network-qos class MTU);
+    # None: `mtu` bounds them too (every plan)
+    lossy_mtu: int | None = field(default=None, metadata=NOT_IN_JSON)
     # Where each fact was stated (fact name as in vendors.facts.PORT_FACTS -> FILE:LINE:COL):
     # the config line a parser read it from, or the inventory line that set it. Findings
     # about a fact point there; `source` is the fallback.
@@ -262,6 +266,10 @@ class DevicePlan:
     # True for a config read back: its queues and classes are the OS's own, where a plan from
     # an inventory is vendor-neutral and takes Vendor.as_rendered to be in the OS's terms.
     from_config: bool = field(default=False, metadata=NOT_IN_JSON)
+    # Strict-priority level of a strict queue, 1 the highest, where a config states another:
+    # NX-OS (`priority level N`) serves a strict queue only while no strict queue of a lower
+    # level has a frame. Empty: every strict queue at the one level (every plan, other OSes).
+    strict_levels: dict[int, int] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 @dataclass

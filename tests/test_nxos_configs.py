@@ -181,6 +181,50 @@ def test_switchport_mtu_is_1500_or_the_system_jumbo_mtu():
     assert {p.mtu for p in small.ports.values()} == {4200}
 
 
+def test_the_default_class_mtu_bounds_a_switchports_best_effort_not_roce():
+    """issue 36: c-8q-nq-default's MTU bounds the frames of qos-group 0 on a switchport
+    (lossy_mtu), RoCE's no-drop class MTU its own (mtu); a routed port is bounded by neither
+    class for best effort."""
+    text = (CORPUS / "roce-script-clean.cfg").read_text()
+    default_class = "  class type network-qos c-8q-nq-default\n    mtu 9216\n"
+    l2 = text.replace("  no switchport\n", "")
+    assert {(p.mtu, p.lossy_mtu) for p in parse(l2, "f", "x").ports.values()} == {(9216, None)}
+    lower = l2.replace(default_class, default_class.replace("9216", "4608"))
+    assert {(p.mtu, p.lossy_mtu) for p in parse(lower, "f", "x").ports.values()} == {(9216, 4608)}
+    unstated = parse(l2.replace(default_class, ""), "f", "x")  # the class at NX-OS's 1500
+    assert {(p.mtu, p.lossy_mtu) for p in unstated.ports.values()} == {(9216, 1500)}
+    routed = parse(text.replace(default_class, ""), "f", "x").ports.values()
+    assert {(p.mtu, p.lossy_mtu) for p in routed} == {(9216, None)}
+
+
+def test_the_strict_priority_level_is_read():
+    """`priority level N` (1 the highest, `priority` alone is 1): CNP's queue below another
+    strict queue's level is LL113 at its line; a level NX-OS does not take is refused."""
+    path = GOLDEN / "leaf3.cfg"
+    text = path.read_text()
+    assert parse(text, "f", "x").strict_levels == {}
+    two = text.replace("    priority level 1\n", "    priority level 2\n")
+    assert parse(two, "f", "x").strict_levels == {7: 2}
+    assert parse(text.replace("priority level 1", "priority"), "f", "x").strict_levels == {}
+    with pytest.raises(InputError, match="priority level 9"):
+        parse(text.replace("priority level 1", "priority level 9"), "f", "x")
+
+
+def test_cnp_below_another_strict_level_is_found_at_its_line(run, tmp_path):
+    text = (GOLDEN / "leaf3.cfg").read_text()
+    path = tmp_path / "leaf3.cfg"
+    path.write_text(
+        text.replace("    priority level 1\n", "    priority level 2\n").replace(
+            "  class type queuing c-out-8q-q6\n    bandwidth remaining percent 0\n",
+            "  class type queuing c-out-8q-q6\n    priority level 1\n",
+        )
+    )
+    result = run("lint", "--config", str(path), "--os", "nxos", "--select", "LL113")
+    assert result.code == 1, result.out
+    assert f"{path}:{line_of(path, 'priority level 2')}:1: error LL113 " in result.out
+    assert "is at strict-priority level 2, below queue 6 at level 1" in result.out
+
+
 def test_ecmp_rotate_and_universal_id():
     plan = _lab()
     device = parse(render_device(plan.devices["leaf3"], plan), "f", "leaf3")
@@ -362,6 +406,35 @@ REMOVED = {
         "LL200",
         "set qos-group 0",
         "CNP class is DSCP 48 in TC 0 in the config",
+    ),
+    # issue 36: the strict-priority level is read (1 the highest), not only "strict"
+    "CNP priority level": (
+        ("    priority level 1\n", "    priority level 2\n"),
+        "LL200",
+        "priority level 2",
+        "egress scheduling: queue 7: strict at priority level 2 (cnp) in the config, "
+        "strict (cnp) in the plan",
+    ),
+    # issue 36: the default class MTU bounds a switchport's best effort (the no-drop class
+    # MTU bounds RoCE's frames, compared as the port's MTU)
+    "default class MTU changed": (
+        (
+            "  class type network-qos c-8q-nq-default\n    mtu 9216\n",
+            "  class type network-qos c-8q-nq-default\n    mtu 4608\n",
+        ),
+        "LL200",
+        "mtu 4608",
+        "MTU of the traffic outside the lossless class is 4608 in the config, the port's MTU "
+        "in the plan (2 ports: Ethernet1/1, Ethernet1/2)",
+    ),
+    "default class MTU": (
+        (
+            "  class type network-qos c-8q-nq-default\n    mtu 9216\n",
+            "  class type network-qos c-8q-nq-default\n",
+        ),
+        "LL200",
+        "class type network-qos c-8q-nq-default",
+        "MTU of the traffic outside the lossless class is 1500 in the config",
     ),
     "rotate": (
         ("rotate 2 ", ""),

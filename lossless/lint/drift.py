@@ -74,6 +74,10 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "speed_mbps": ("speed", _speed),
     "lanes": ("lanes", _plain),
     "mtu": ("MTU", _plain),
+    "lossy_mtu": (
+        "MTU of the traffic outside the lossless class",
+        lambda v: "the port's MTU" if v is None else str(v),
+    ),
     "lossless": ("lossless (PFC on)", _plain),
     "pfc_priorities": ("PFC priorities", _plain),
     "cable_m": ("cable length", _metres),
@@ -108,8 +112,9 @@ def _queue_entries(value: list) -> dict[Any, str]:
     entries = {}
     for queue, scheduler, weight, lossless, traffic in value:
         share = "" if weight is None else f" {weight}%"
-        if scheduler == "strict":  # a strict queue's weight, where an OS has one, is its cap
-            how = "strict" if weight is None else f"strict, capped at {weight}%"
+        if scheduler.startswith("strict"):  # a strict queue's weight, where an OS has one, is
+            # its cap; "strict at priority level 2": below the highest level (NX-OS)
+            how = scheduler if weight is None else f"{scheduler}, capped at {weight}%"
         else:
             how = f"DWRR{share}"
         entries[queue] = f"{how}{', lossless' if lossless else ''} ({traffic})"
@@ -226,6 +231,14 @@ def _what_is_lost(lost: list[int]) -> str:
     )
 
 
+def _one_queue(parsed: DevicePlan, want: list, have: list | None) -> str | None:
+    """Where the config states the one queue whose scheduling differs from the plan's (its
+    `queues.N` source: the line that schedules it, or its block), when one queue differs."""
+    planned, read = {e[0]: e for e in want}, {e[0]: e for e in have or []}
+    differ = [q for q in planned.keys() | read.keys() if planned.get(q) != read.get(q)]
+    return parsed.sources.get(f"queues.{differ[0]}") if len(differ) == 1 else None
+
+
 def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Finding]:
     """LL200 findings: every fact the OS can express whose parsed value differs from the plan
     (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`;
@@ -259,7 +272,8 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
         if want[key] != have.get(key):
             findings.append(
                 Finding(
-                    located(parsed, key),
+                    (_one_queue(parsed, want[key], have.get(key)) if key == "queues" else None)
+                    or located(parsed, key),
                     "LL200",
                     "error",
                     describe(key, have.get(key), want[key]),

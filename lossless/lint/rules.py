@@ -481,9 +481,25 @@ def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     if device.cnp_dscp == device.roce_dscp or device.cnp_priority == device.roce_priority:
         yield "CNP shares its DSCP or priority with RoCE data"
     queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
-    if not any(q.queue == queue and q.scheduler == "strict" for q in device.queues):
+    strict = {
+        q.queue: device.strict_levels.get(q.queue, 1)
+        for q in device.queues
+        if q.scheduler == "strict"
+    }
+    where = device.sources.get(f"queues.{queue}")  # the queue's own block, where stated
+    if queue not in strict:
         message = f"CNP queue {queue} ({traffic_dscp(device, 'cnp')}) is not strict priority"
-        where = device.sources.get(f"queues.{queue}")  # the queue's own block, where stated
+        yield message if where is None else _at((where, device.name, None), "LL113", message)
+        return
+    # NX-OS's strict-priority levels (`priority level N`, 1 the highest): a strict queue waits
+    # while one of a lower level has a frame
+    above = sorted(q for q, level in strict.items() if level < strict[queue])
+    if above:
+        message = (
+            f"CNP queue {queue} ({traffic_dscp(device, 'cnp')}) is at strict-priority level "
+            f"{strict[queue]}, below queue {runs(above)} at level "
+            f"{runs(sorted({strict[q] for q in above}))}: CNPs wait while those queues send"
+        )
         yield message if where is None else _at((where, device.name, None), "LL113", message)
 
 

@@ -12,6 +12,7 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
     "speed_mbps": lambda p: p.speed_mbps,
     "lanes": lambda p: p.lanes,
     "mtu": lambda p: p.mtu,
+    "lossy_mtu": lambda p: p.lossy_mtu,
     "lossless": lambda p: p.lossless,
     "pfc_priorities": lambda p: sorted(p.pfc_priorities),
     "cable_m": lambda p: math.ceil(p.cable_m) if p.lossless and p.cable_m else None,
@@ -41,12 +42,21 @@ PORT_FACTS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def _scheduler(queue: Any, levels: dict[int, int]) -> str:
+    level = levels.get(queue.queue, 1) if queue.scheduler == "strict" else 1
+    return queue.scheduler if level == 1 else f"{queue.scheduler} at priority level {level}"
+
+
 DEVICE_FACTS: dict[str, Callable[[Any], Any]] = {
     "dscp_to_tc": lambda d: dict(d.maps.dscp_to_tc),
     "tc_to_queue": lambda d: dict(d.maps.tc_to_queue),
     "tc_to_pg": lambda d: dict(d.maps.tc_to_pg),
     "pfc_priority_to_queue": lambda d: dict(d.maps.pfc_priority_to_queue),
-    "queues": lambda d: [(q.queue, q.scheduler, q.weight, q.lossless, q.traffic) for q in d.queues],
+    # a strict queue below the highest level (NX-OS `priority level 2`) says its level: the
+    # plan's is the highest, 1
+    "queues": lambda d: [
+        (q.queue, _scheduler(q, d.strict_levels), q.weight, q.lossless, q.traffic) for q in d.queues
+    ],
     "lossless_priorities": lambda d: sorted(d.lossless_priorities),
     "roce": lambda d: (d.roce_dscp, d.roce_priority),
     "cnp": lambda d: (d.cnp_dscp, d.cnp_priority),

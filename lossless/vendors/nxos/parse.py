@@ -65,6 +65,13 @@ _ECN = re.compile(
     r"(?: weight (\d+))? ecn"
 )
 MAX_WRED_WEIGHT = 15  # `random-detect ... weight <0-15>`
+# `priority [level N]`: strict-priority levels from 1, the highest (`priority` alone is level
+# 1), to 8, the range of NX-OS's model object for it (ipqosPriority `level`, 1-8:
+# terraform-provider-nxos gen/definitions/queuing_qos_policy_map_match_class_map_priority.yaml,
+# render.py [TFNXOS]); a strict queue is served while no strict queue of a lower level has a
+# frame (Nexus 9000 QoS Configuration Guide, "Configuring Queuing and Scheduling", render.py
+# [QOSPRIO]). lossless renders CNP's queue alone at level 1.
+MAX_PRIORITY_LEVEL = 8
 # The largest class MTU NX-OS takes (as the interface's: render.py MAX_MTU) [L2MTU]
 MAX_CLASS_MTU = DEFAULT_JUMBO_MTU
 _PAUSE_BUFFER = re.compile(
@@ -221,7 +228,7 @@ class QueuingClass:
     """A class of a queuing policy (egress scheduling and ECN, ingress pause buffer)."""
 
     line: int
-    strict: Stated | None = None
+    strict: Stated | None = None  # the strict-priority level (`priority` alone: 1)
     weight: Stated | None = None
     ecn: Stated | None = None  # (min bytes, max bytes, probability)
     wred_drop: Stated | None = None
@@ -329,8 +336,11 @@ def _network_statement(entry: NetworkClass, text: str, line: int) -> None:
 
 
 def _queuing_statement(entry: QueuingClass, text: str, line: int) -> None:
-    if text == "priority" or text.startswith("priority level"):
-        entry.strict = Stated(True, line)
+    if text == "priority" or text.startswith("priority "):
+        level = re.fullmatch(r"priority(?: level (\d+))?", text)
+        if level is None or not 1 <= int(level.group(1) or 1) <= MAX_PRIORITY_LEVEL:
+            raise _NotRead(line, text, f"is not `priority [level 1-{MAX_PRIORITY_LEVEL}]`")
+        entry.strict = Stated(int(level.group(1) or 1), line)
     elif weight := re.fullmatch(r"bandwidth (?:remaining )?percent (\d+)", text):
         entry.weight = Stated(int(weight.group(1)), line)
     elif ecn := _ECN.fullmatch(text):
@@ -541,15 +551,26 @@ def _port_mtu(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
         jumbo = config.jumbo.value if config.jumbo else DEFAULT_JUMBO_MTU
         if port.mtu not in (DEFAULT_MTU, jumbo):
             port.mtu = DEFAULT_MTU
-    network = switch.network
-    classes = network.classes if network else {}
-    # the class RoCE is paused in (else the default class) bounds its frames
+    # the class RoCE is paused in (else the default class) bounds its frames; on a switchport
+    # the default class (qos-group 0) bounds best effort's frames (port.lossy_mtu)
+    interface_mtu = port.mtu
     paused = set(switch.no_drop) if routed else set(switch.no_drop) or {0}
-    bounds = [c.mtu for q, c in classes.items() if c.mtu and q in paused]
-    default = Stated(DEFAULT_CLASS_MTU, switch.network_line)
-    bound = min(bounds, key=lambda s: s.value) if bounds else default
+    bound = min((_class_mtu(switch, q) for q in paused), key=lambda s: s.value)
     if bound.value < port.mtu:
         port.mtu, port.sources["mtu"] = bound.value, switch.at(bound.line)
+    lossy = _class_mtu(switch, 0)
+    if not routed and lossy.value < interface_mtu and 0 not in paused:
+        port.lossy_mtu, port.sources["lossy_mtu"] = lossy.value, switch.at(lossy.line)
+
+
+def _class_mtu(switch: _Switch, queue: int) -> Stated:
+    """The MTU of the attached network-qos policy's class of `queue`: its `mtu`, else 1500
+    (NX-OS's class MTU) at the class's line, or where the policy or its attachment would be."""
+    network = switch.network
+    cls = network.classes.get(queue) if network else None
+    if cls is None:
+        return Stated(DEFAULT_CLASS_MTU, switch.network_line)
+    return cls.mtu or Stated(DEFAULT_CLASS_MTU, cls.line)
 
 
 def _pfc(port: PortPlan, entry: _Interface, switch: _Switch) -> None:
@@ -763,11 +784,16 @@ def _device_queues(
         device.sources["queues"] = switch.at(switch.missing("queuing output"))
         return
     policy = config.queuing[attached.value]
-    device.queues = [
-        queue_plan(q, bool(c.strict), c.weight.value if c.weight else None, lossless_queues)
-        for q, c in sorted(policy.classes.items())
-        if c.strict or (c.weight and c.weight.value)
-    ]
+    device.queues = []
+    for q, c in sorted(policy.classes.items()):
+        # a finding about one queue points at the line that schedules it, else its class
+        stated = c.strict or c.weight
+        device.sources[f"queues.{q}"] = switch.at(stated.line if stated else c.line)
+        if c.strict or (c.weight and c.weight.value):
+            weight = c.weight.value if c.weight else None
+            device.queues.append(queue_plan(q, bool(c.strict), weight, lossless_queues))
+        if c.strict and c.strict.value != 1:
+            device.strict_levels[q] = c.strict.value
     device.sources["queues"] = switch.at(policy.line)
 
 

@@ -26,7 +26,9 @@ Sources, cited per line below:
   multiplier`), "Configuring ECMP Load Balancing" (`ip load-sharing address
   source-destination ... rotate 43 universal-id 1`: rotate before universal-id).
 * [TFNXOS] CiscoDevNet/terraform-provider-nxos gen/definitions/physical_interface.yaml:
-  interface PFC mode auto/on/off, interface watchdog on/off (`ipqosPriorFlowCtrlWd`).
+  interface PFC mode auto/on/off, interface watchdog on/off (`ipqosPriorFlowCtrlWd`);
+  queuing_qos_policy_map_match_class_map_priority.yaml: `priority level` (ipqosPriority
+  `level`, 1 to 8).
 * [NDFC] Nexus Dashboard fabric setting "Priority flow control watch-dog interval": 101 to
   1000 ms, blank for the system default 100 ms (CiscoDevNet ndfc provider docs).
 * [QOSPRIO] Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide, "Configuring
@@ -386,6 +388,7 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
         device,
         (
             "mtu",
+            "lossy_mtu",
             "lossless",
             "pfc_priorities",
             "ecn",
