@@ -400,3 +400,50 @@ def test_findings_about_one_queue_point_at_that_queue(run, tmp_path):
     where = {f["rule"]: f["line"] for f in findings}
     assert where["LL110"] == _line_of(path, "qos profile ROCE")
     assert where["LL113"] == _line_of(path, "   uc-tx-queue 6")
+
+
+def test_roce_moved_to_another_queue_is_found_at_the_map_line_only(run, tmp_path):
+    """With the inventory, `qos map traffic-class 3 to tx-queue 2` also gave an "egress
+    scheduling" LL200 at `uc-tx-queue 0` (queue 2 lossless, queue 3 not): the queues are
+    scheduled as planned, the map decides which carries RoCE. The map's line is the finding."""
+    path = _changed(
+        tmp_path,
+        "spine1.cfg",
+        "qos map traffic-class 3 to tx-queue 3",
+        "qos map traffic-class 3 to tx-queue 2",
+    )
+    code, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    assert code == 1
+    line = _line_of(path, "qos map traffic-class 3 to tx-queue 2")
+    assert sorted((f["rule"], f["line"]) for f in findings) == [("LL124", line), ("LL200", line)]
+    assert not any(f["message"].startswith("egress scheduling") for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "needle"),
+    [
+        (
+            "spine1.cfg",
+            "   uc-tx-queue 3\n      no priority\n      bandwidth percent 50",
+            "   uc-tx-queue 3\n      no priority\n      bandwidth percent 40",
+            "   uc-tx-queue 3",
+        ),
+        (
+            "leaf3.cfg",
+            "  class type queuing c-out-8q-q3\n    bandwidth remaining percent 50",
+            "  class type queuing c-out-8q-q3\n    bandwidth remaining percent 40",
+            "    bandwidth remaining percent 40",
+        ),
+    ],
+    ids=["eos", "nxos"],
+)
+def test_a_queue_scheduled_otherwise_is_found_at_that_queue(run, tmp_path, name, old, new, needle):
+    """One queue's scheduling changed: the LL200 points at that queue (EOS: its tx-queue
+    block; NX-OS: its `bandwidth` line), not at the first queue of the profile or policy."""
+    path = _changed(tmp_path, name, old, new)
+    _, findings = _findings(run, str(LAB), "--configs", str(path.parent))
+    [drift] = [f for f in findings if f["message"].startswith("egress scheduling")]
+    assert (
+        "queue 3: DWRR 40%, lossless (roce) in the config, DWRR 50%, lossless" in (drift["message"])
+    )
+    assert drift["line"] == _line_of(path, needle)

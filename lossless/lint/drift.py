@@ -220,6 +220,24 @@ def _without_lossless(queues: list) -> list:
     ]
 
 
+# The facts that decide which queue carries RoCE and CNP (and so which queue the egress
+# scheduling calls lossless, roce or cnp)
+CARRIED_BY = ("dscp_to_tc", "tc_to_queue", "pfc_priority_to_queue", "roce", "cnp")
+
+
+def _carried_elsewhere(want: dict, have: dict) -> bool:
+    """The queues are scheduled as planned, and differ only in which of them carries RoCE or
+    CNP, which a map the config states differently decides: that map's finding is the one
+    (the scheduling lines are as planned)."""
+
+    def scheduling(queues: list | None) -> list:
+        return [(queue, scheduler, weight) for queue, scheduler, weight, *_ in queues or []]
+
+    return scheduling(want["queues"]) == scheduling(have.get("queues")) and any(
+        key in want and want[key] != have.get(key) for key in CARRIED_BY
+    )
+
+
 def _what_is_lost(lost: list[int]) -> str:
     which = ", ".join(str(p) for p in lost)
     return (
@@ -268,6 +286,8 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
             and key == "queues"
             and _without_lossless(want[key]) == _without_lossless(have.get(key) or [])
         ):
+            continue
+        if key == "queues" and _carried_elsewhere(want, have):
             continue
         if want[key] != have.get(key):
             findings.append(
