@@ -104,7 +104,9 @@ def test_the_header_names_the_hardware_and_ecn_is_judged_against_its_trigger(run
     result = run("lint", "--config", str(unknown), "--os", "eos")
     (finding,) = _lines(result, "LL112")
     assert "on any supported EOS switch" in finding and "The hardware is not known" in finding
-    assert "does not name its hardware" in result.err
+    # it names a model (issue 36: "does not name its hardware" was not true of the file)
+    assert "note: the config names DCS-7999 at " in result.err
+    assert "a model the catalogue cannot place" in result.err
     # told the hardware, it is judged exactly
     told = run("lint", "--config", str(unknown), "--os", "eos", "--platform", "DCS-7060DX5-32")
     assert "on any supported" not in told.out and len(_lines(told, "LL112")) == 1

@@ -117,6 +117,10 @@ def learn_platform(device: DevicePlan, model: str, where: str) -> bool:
         chip = chip_of_model(model)
         if chip is not None:  # named, but not a chip the catalogue has: said, not guessed at
             unknown_hardware(device, model, where, chip)
+        else:  # named, but no family the catalogue knows: said so (it does name its hardware)
+            device.assumed["hardware"] = (
+                f"the config names {model} at {where}, a model the catalogue cannot place"
+            )
         return False
     learn_hardware(device, match, model, where)
     return True
