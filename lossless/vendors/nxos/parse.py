@@ -10,7 +10,10 @@ policy-map nobody attaches, or an attachment naming no policy, changes nothing. 
 
 NX-OS defaults applied for what a config leaves out:
 * no qos policy on a port: every packet in qos-group 0 (nothing classified, trust "none");
-* network-qos: the default policy, no no-drop class, class MTU 1500;
+* network-qos: the default policy, no no-drop class, class MTU 1500 (also of a class the
+  attached policy lists without `mtu`); on a switchport the default class's MTU bounds best
+  effort's frames (qos-group 0), the no-drop class's RoCE's;
+* `priority` without `level`: level 1, the highest;
 * egress queuing: the default 8-queue policy, every queue round robin, queue 0 100 %, the
   others 0 %, no strict queue, no ECN;
 * interface MTU 1500; ports are switchports (Layer 2) unless `no switchport` (or
