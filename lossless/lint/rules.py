@@ -477,7 +477,8 @@ def _ecn_above_any_trigger(ecn: EcnPlan, port: PortPlan, device: DevicePlan):
 )
 def cnp_strict_and_lossy(device: DevicePlan, fabric: FabricPlan):
     """CNPs travel in their own class, strict priority, never PFC-paused: a paused CNP cannot
-    slow the sender whose traffic caused the pause."""
+    slow the sender whose traffic caused the pause. Where strict queues have levels (NX-OS
+    `priority level N`, 1 the highest), no strict queue is at a higher level than CNP's."""
     if device.cnp_dscp == device.roce_dscp or device.cnp_priority == device.roce_priority:
         yield "CNP shares its DSCP or priority with RoCE data"
     queue = device.maps.tc_to_queue.get(device.cnp_priority, device.cnp_priority)
