@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Build the peer simulator of docs/simulate.md's "Peer comparison": HPCC's ns-3 (ns-3.17
+with RDMA NICs running DCQCN, PFC and a Broadcom-style shared-buffer switch MMU;
+github.com/alibaba-edu/High-Precision-Congestion-Control, `simulation/`).
+
+Run by hand from the repository root (not part of CI, not a dependency of lossless):
+
+    python3 benchmarks/peer_sim/build.py [--source GITDIR|URL] [--work DIR] [--python PY2]
+
+--source: a git directory or clone URL of the repository (default: the mirror at
+  /work/.mirror/alibaba-edu+High-Precision-Congestion-Control/repo); its HEAD's
+  `simulation/` folder is extracted with `git archive` into --work.
+--work: where it is built (default ~/.cache/lossless/peer-sim; never inside this repository).
+--python: a Python 2 interpreter for ns-3.17's waf (default: $PYTHON2, then
+  /root/.pyenv/versions/2.7.18/bin/python, then `python2` on PATH).
+
+Prints the path of the built `third` program (what benchmarks/peer_sim/compare.py runs).
+
+What is changed in the third-party code, at build time only (nothing of it is copied into
+this repository):
+* compiler flags, no source change: ns-3.17 predates gcc 12; CXXFLAGS='-std=c++11 -w
+  -fpermissive' (its code relies on pre-C++17 rules and the default -Werror of waf's debug
+  profile; the optimized profile is built). Only the modules third.cc needs are configured
+  (point-to-point, applications, internet and what they pull in).
+* scratch/third.cc, the experiment driver, takes five more config keys so that the plan's
+  numbers reach the switch MMU (switch-mmu.cc itself is untouched; its fields are public):
+  BUFFER_BYTES (the MMU's buffer_size in bytes; BUFFER_SIZE is in MiB), HEADROOM_BYTES n
+  b1..bn (each switch port's headroom; third.cc otherwise sizes it as 3 x rate x delay),
+  PFC_ALPHA_SHIFT (the dynamic threshold's alpha = 2^-shift; third.cc otherwise fixes 1/8
+  and halves it per doubling of port speed over the NIC's), MMU_RESERVE (the per-PG
+  guaranteed bytes, 4 KiB in switch-mmu.cc) and RESUME_OFFSET (the xon offset, 3 KiB
+  there); QLEN_DUMP_INTERVAL sets how often the queue-length histogram is written (a
+  variable third.cc has but reads from no key).
+* third.cc also prints, once the run ends, each sender queue pair's acknowledged bytes,
+  rate and last packet size ("QP ..." lines), for per-sender throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+MIRROR = "/work/.mirror/alibaba-edu+High-Precision-Congestion-Control/repo"
+WORK = Path.home() / ".cache" / "lossless" / "peer-sim"
+CXXFLAGS = "-std=c++11 -w -fpermissive"
+MODULES = "point-to-point,applications,internet"
+MARK = "// lossless peer_sim patch"
+
+# (anchor in scratch/third.cc, replacement): each anchor must occur exactly once
+PATCHES: list[tuple[str, str]] = [
+    (
+        "uint32_t buffer_size = 16;\n",
+        "uint32_t buffer_size = 16;\n"
+        f"{MARK}: the plan's MMU numbers\n"
+        "uint64_t buffer_bytes = 0;\n"
+        "int32_t pfc_alpha_shift = -1;\n"
+        "int64_t mmu_reserve = -1, resume_offset = -1;\n"
+        "std::vector<uint32_t> headroom_bytes;\n",
+    ),
+    (
+        '}else if (key.compare("BUFFER_SIZE") == 0){\n',
+        '}else if (key.compare("BUFFER_BYTES") == 0){\n'
+        "\t\t\t\tconf >> buffer_bytes;\n"
+        '\t\t\t}else if (key.compare("PFC_ALPHA_SHIFT") == 0){\n'
+        "\t\t\t\tconf >> pfc_alpha_shift;\n"
+        '\t\t\t}else if (key.compare("MMU_RESERVE") == 0){\n'
+        "\t\t\t\tconf >> mmu_reserve;\n"
+        '\t\t\t}else if (key.compare("RESUME_OFFSET") == 0){\n'
+        "\t\t\t\tconf >> resume_offset;\n"
+        '\t\t\t}else if (key.compare("QLEN_DUMP_INTERVAL") == 0){\n'
+        "\t\t\t\tconf >> qlen_dump_interval;\n"
+        '\t\t\t}else if (key.compare("HEADROOM_BYTES") == 0){\n'
+        "\t\t\t\tuint32_t n_h;\n"
+        "\t\t\t\tconf >> n_h;\n"
+        "\t\t\t\theadroom_bytes.resize(n_h);\n"
+        "\t\t\t\tfor (uint32_t i = 0; i < n_h; i++)\n"
+        "\t\t\t\t\tconf >> headroom_bytes[i];\n"
+        '\t\t\t}else if (key.compare("BUFFER_SIZE") == 0){\n',
+    ),
+    (
+        "\t\t\t\tsw->m_mmu->ConfigHdrm(j, headroom);\n",
+        "\t\t\t\tif (j <= headroom_bytes.size())\n"
+        f"\t\t\t\t\theadroom = headroom_bytes[j - 1]; {MARK}\n"
+        "\t\t\t\tsw->m_mmu->ConfigHdrm(j, headroom);\n",
+    ),
+    (
+        "\t\t\t\t\trate /= 2;\n\t\t\t\t}\n",
+        "\t\t\t\t\trate /= 2;\n\t\t\t\t}\n"
+        "\t\t\t\tif (pfc_alpha_shift >= 0)\n"
+        f"\t\t\t\t\tsw->m_mmu->pfc_a_shift[j] = pfc_alpha_shift; {MARK}\n",
+    ),
+    (
+        "\t\t\tsw->m_mmu->ConfigBufferSize(buffer_size* 1024 * 1024);\n",
+        "\t\t\tsw->m_mmu->ConfigBufferSize(buffer_size* 1024 * 1024);\n"
+        f"\t\t\tif (buffer_bytes) sw->m_mmu->ConfigBufferSize(buffer_bytes); {MARK}\n",
+    ),
+    (
+        "\t\t\tsw->m_mmu->ConfigNPort(sw->GetNDevices()-1);\n",
+        f"\t\t\tif (mmu_reserve >= 0) sw->m_mmu->reserve = mmu_reserve; {MARK}\n"
+        "\t\t\tif (resume_offset >= 0) sw->m_mmu->resume_offset = resume_offset;\n"
+        "\t\t\tsw->m_mmu->ConfigNPort(sw->GetNDevices()-1);\n",
+    ),
+    (
+        "\tSimulator::Run();\n",
+        "\tSimulator::Run();\n"
+        f"\t{MARK}: each sender's queue pairs at the end\n"
+        "\tfor (uint32_t i = 0; i < n.GetN(); i++){\n"
+        "\t\tif (n.Get(i)->GetNodeType() != 0)\n"
+        "\t\t\tcontinue;\n"
+        "\t\tPtr<RdmaDriver> d = n.Get(i)->GetObject<RdmaDriver>();\n"
+        "\t\tfor (auto &it : d->m_rdma->m_qpMap)\n"
+        '\t\t\tprintf("QP %u %lu %lu %lu %u\\n", i, it.second->snd_una, it.second->snd_nxt,'
+        " it.second->m_rate.GetBitRate(), it.second->lastPktSize);\n"
+        "\t}\n",
+    ),
+]
+
+
+def python2(given: str | None) -> str:
+    for candidate in (given, os.environ.get("PYTHON2"), "/root/.pyenv/versions/2.7.18/bin/python"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    found = shutil.which("python2")
+    if found:
+        return found
+    sys.exit("build.py: no Python 2 for ns-3.17's waf (--python or $PYTHON2)")
+
+
+def extract(source: str, work: Path) -> Path:
+    """The repository's `simulation/` folder under work/ns3 (extracted once)."""
+    tree = work / "ns3" / "simulation"
+    if (tree / "wscript").exists():
+        return tree
+    (work / "ns3").mkdir(parents=True, exist_ok=True)
+    git_dir = source
+    if not Path(source).is_dir():  # a URL: a bare clone next to the build
+        git_dir = str(work / "hpcc.git")
+        if not Path(git_dir).exists():
+            subprocess.run(["git", "clone", "--bare", "-q", source, git_dir], check=True)
+    archive = subprocess.run(
+        ["git", "--git-dir", git_dir, "archive", "HEAD", "simulation"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(work / "ns3")], input=archive, check=True)
+    return tree
+
+
+def patch(tree: Path) -> None:
+    third = tree / "scratch" / "third.cc"
+    text = third.read_text()
+    if MARK in text:
+        return
+    for anchor, replacement in PATCHES:
+        count = text.count(anchor)
+        if count != 1:
+            sys.exit(f"build.py: {third}: expected one {anchor.strip()!r}, found {count}")
+        text = text.replace(anchor, replacement)
+    third.write_text(text)
+
+
+def build(tree: Path, py2: str) -> Path:
+    env = dict(os.environ, CXXFLAGS=CXXFLAGS)
+    if not (tree / "build" / "c4che").exists():
+        subprocess.run(
+            [
+                py2,
+                "./waf",
+                "configure",
+                "--build-profile=optimized",
+                f"--enable-modules={MODULES}",
+                "--disable-python",
+                "--disable-tests",
+                "--disable-examples",
+            ],
+            cwd=tree,
+            env=env,
+            check=True,
+        )
+    subprocess.run([py2, "./waf", "build", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env, check=True)
+    programs = sorted((tree / "build" / "scratch").glob("*third*"))
+    programs = [p for p in programs if p.is_file() and os.access(p, os.X_OK)]
+    if not programs:
+        sys.exit(f"build.py: no third program under {tree / 'build' / 'scratch'}")
+    return programs[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", default=MIRROR, help="git directory or clone URL")
+    parser.add_argument("--work", type=Path, default=WORK, help="build directory")
+    parser.add_argument("--python", help="Python 2 for waf")
+    args = parser.parse_args()
+    work = args.work.expanduser().resolve()
+    if work == REPO or REPO in work.parents:
+        sys.exit("build.py: --work must be outside the repository")
+    tree = extract(args.source, work)
+    patch(tree)
+    print(build(tree, python2(args.python)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
