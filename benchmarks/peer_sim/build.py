@@ -182,7 +182,9 @@ def build(tree: Path, py2: str) -> Path:
             env=env,
             check=True,
         )
-    subprocess.run([py2, "./waf", "build", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env, check=True)
+    subprocess.run(
+        [py2, "./waf", "build", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env, check=True
+    )
     programs = sorted((tree / "build" / "scratch").glob("*third*"))
     programs = [p for p in programs if p.is_file() and os.access(p, os.X_OK)]
     if not programs:

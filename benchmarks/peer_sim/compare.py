@@ -46,7 +46,7 @@ PROGRAM = WORK / "ns3" / "simulation" / "build" / "scratch" / "third"
 START_S = 2.0  # HPCC's experiments start their flows at 2 s; nothing runs before
 PG = 3  # the RoCE priority in the peer (its queue 3; queue 0 carries PFC and ACKs)
 FLOW_BYTES = 4_000_000_000  # more than any sender can send in the run (a uint32 there)
-HEADER = 36  # the peer's data packet around its payload: PPP 2, IPv4 20, UDP 8, seq/PG 6
+HEADER = 48  # the peer's data packet around its payload: Ethernet 14, IPv4 20, UDP 8, seq and PG 6
 SAMPLE_NS = 100  # the peer samples the egress queue every 100 ns (third.cc), as our step
 
 
@@ -137,9 +137,7 @@ def peer_config(sc: Scenario, cc: Dcqcn | None, duration_s: float) -> dict[str, 
     ]
     links.append(f"{n} {n + 1} {rate} {round(sc.propagation_s * 1e9)}ns 0")
     topology = "\n".join([f"{n + 2} 1 {n + 1}", f"{n + 1}", *links]) + "\n"
-    flows = "\n".join(
-        [str(n), *(f"{i} {n} {PG} 100 {FLOW_BYTES} {START_S}" for i in range(n))]
-    )
+    flows = "\n".join([str(n), *(f"{i} {n} {PG} 100 {FLOW_BYTES} {START_S}" for i in range(n))])
     # the PGs of the rest of the switch sit at the planner's trigger, as in our model: the
     # pool N congested PGs see is B - (n - N) T (fluid.py's background); the peer's MMU
     # subtracts every port's headroom from its buffer, so it gets those too

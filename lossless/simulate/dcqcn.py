@@ -32,6 +32,14 @@ DEFAULTS: dict[str, tuple[float, str]] = {
     "ai_rate_mbps": (5, f"rpg_ai_rate 5 Mb/s (RPG_AI_RATE), {QUERY} [2ND]"),
     "hai_rate_mbps": (50, f"rpg_hai_rate 50 Mb/s (RPG_HAI_RATE), {QUERY} [2ND]"),
     "cnp_interval_us": (2, f"min_time_between_cnps 2 us (MIN_TIME_BETWEEN_CNPS), {QUERY} [2ND]"),
+    # when a cut makes the target rate the current rate: clamp_tgt_rate 1, at every cut (the
+    # paper's figure 7); 0, only if the rate rose since the last cut, by the byte counter or
+    # (clamp_tgt_rate_after_time_inc 1) the timer, so that cuts in a row keep the target
+    "clamp_target_rate": (0, f"clamp_tgt_rate 0 (CLAMP_TGT_RATE), {QUERY} [2ND]"),
+    "clamp_after_timer_increase": (
+        1,
+        f"clamp_tgt_rate_after_time_inc 1 (CLAMP_TGT_RATE_AFTER_TIME_INC), {QUERY} [2ND]",
+    ),
 }
 
 
@@ -51,6 +59,8 @@ RANGES: dict[str, tuple[float, float | None]] = {
     "ai_rate_mbps": (0, None),
     "hai_rate_mbps": (0, None),
     "cnp_interval_us": (0, None),
+    "clamp_target_rate": (0, 1),
+    "clamp_after_timer_increase": (0, 1),
 }
 
 
@@ -71,6 +81,8 @@ class Dcqcn:
     ai_rate: float
     hai_rate: float
     cnp_interval: float
+    clamp_always: bool  # every cut makes the target the current rate
+    clamp_after_timer: bool  # a timer increase since the last cut does too (bytes always do)
     sources: dict[str, str]
 
 
@@ -96,5 +108,7 @@ def dcqcn(overrides: dict[str, float] | None = None) -> Dcqcn:
         ai_rate=values["ai_rate_mbps"] * 1e6,
         hai_rate=values["hai_rate_mbps"] * 1e6,
         cnp_interval=values["cnp_interval_us"] * us,
+        clamp_always=bool(values["clamp_target_rate"]),
+        clamp_after_timer=bool(values["clamp_after_timer_increase"]),
         sources=sources,
     )

@@ -18,9 +18,9 @@ Per step, in this order (docs/simulate.md has the assumptions and what is left o
    (pausing the sender), and beyond the planned xoff it is dropped;
 3. the egress port serves the queue (every PG's bytes, FIFO: each PG drains in proportion
    to what it holds) at its speed, freeing a PG's headroom before its shared bytes; a PG
-   that holds less than the threshold less its xon resumes its sender; what arrives in a
-   PG while it is paused is its pause's in-flight bytes (the headroom model's worst case
-   is that nothing drains meanwhile);
+   whose headroom is empty and that holds less than the threshold less its xon resumes its
+   sender; what arrives in a PG while it is paused is its pause's in-flight bytes (the
+   headroom model's worst case is that nothing drains meanwhile);
 4. departing bytes are ECN-marked with RED's probability on the instantaneous queue (0
    below Kmin, Pmax at Kmax, every frame above); the receiver returns a CNP for a marked
    frame, no more often than min_time_between_cnps per flow, which reaches the sender after
@@ -200,7 +200,9 @@ def simulate(
             delivered += out
         else:
             out = np.zeros(n)
-        paused &= ~(held - out <= threshold - xon)
+        # resume once the headroom is empty (it drains first) and the PG is xon below the
+        # threshold: a PG resumed with bytes in its headroom starts its next pause with them
+        paused &= ~((held - out <= threshold - xon) & (head <= 0.0))
         asked[slot] = paused
         paused_now = int(np.count_nonzero(paused))
         paused_steps += paused_now
@@ -237,7 +239,13 @@ def simulate(
             if cut.any():
                 if first_cut is None:
                     first_cut = now
-                target[cut] = rate[cut]
+                # the target follows the rate at every cut (clamp_tgt_rate) or only after
+                # an increase since the last one: cuts in a row keep the target they had
+                rose = b_stage > 0
+                if cc.clamp_after_timer:
+                    rose |= t_stage > 0
+                clamp = cut if cc.clamp_always else cut & rose
+                target[clamp] = rate[clamp]
                 factor = np.maximum(1 - alpha[cut] / 2, cc.min_factor)
                 rate[cut] = np.maximum(rate[cut] * factor, cc.min_rate)
                 last_cut[cut] = now
