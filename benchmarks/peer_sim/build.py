@@ -51,9 +51,15 @@ CXXFLAGS = "-std=c++11 -w -fpermissive"
 MODULES = "point-to-point,applications,internet"
 MARK = "// lossless peer_sim patch"
 
-# (anchor in scratch/third.cc, replacement): each anchor must occur exactly once
-PATCHES: list[tuple[str, str]] = [
+THIRD = "scratch/third.cc"
+RDMA_HW = "src/point-to-point/model/rdma-hw.cc"
+MLX_HALFWAY = "\tq->m_rate = (q->m_rate / 2) + (q->mlx.m_targetRate / 2);\n"
+MLX_CUT = "\t\tq->m_rate = std::max(m_minRate, q->m_rate * (1 - q->mlx.m_alpha / 2));\n"
+
+# (file, anchor, replacement, how many times the anchor occurs in the file)
+PATCHES: list[tuple[str, str, str, int]] = [
     (
+        THIRD,
         "uint32_t buffer_size = 16;\n",
         "uint32_t buffer_size = 16;\n"
         f"{MARK}: the plan's MMU numbers\n"
@@ -61,8 +67,10 @@ PATCHES: list[tuple[str, str]] = [
         "int32_t pfc_alpha_shift = -1;\n"
         "int64_t mmu_reserve = -1, resume_offset = -1;\n"
         "std::vector<uint32_t> headroom_bytes;\n",
+        1,
     ),
     (
+        THIRD,
         '}else if (key.compare("BUFFER_SIZE") == 0){\n',
         '}else if (key.compare("BUFFER_BYTES") == 0){\n'
         "\t\t\t\tconf >> buffer_bytes;\n"
@@ -81,31 +89,41 @@ PATCHES: list[tuple[str, str]] = [
         "\t\t\t\tfor (uint32_t i = 0; i < n_h; i++)\n"
         "\t\t\t\t\tconf >> headroom_bytes[i];\n"
         '\t\t\t}else if (key.compare("BUFFER_SIZE") == 0){\n',
+        1,
     ),
     (
+        THIRD,
         "\t\t\t\tsw->m_mmu->ConfigHdrm(j, headroom);\n",
         "\t\t\t\tif (j <= headroom_bytes.size())\n"
         f"\t\t\t\t\theadroom = headroom_bytes[j - 1]; {MARK}\n"
         "\t\t\t\tsw->m_mmu->ConfigHdrm(j, headroom);\n",
+        1,
     ),
     (
+        THIRD,
         "\t\t\t\t\trate /= 2;\n\t\t\t\t}\n",
         "\t\t\t\t\trate /= 2;\n\t\t\t\t}\n"
         "\t\t\t\tif (pfc_alpha_shift >= 0)\n"
         f"\t\t\t\t\tsw->m_mmu->pfc_a_shift[j] = pfc_alpha_shift; {MARK}\n",
+        1,
     ),
     (
+        THIRD,
         "\t\t\tsw->m_mmu->ConfigBufferSize(buffer_size* 1024 * 1024);\n",
         "\t\t\tsw->m_mmu->ConfigBufferSize(buffer_size* 1024 * 1024);\n"
         f"\t\t\tif (buffer_bytes) sw->m_mmu->ConfigBufferSize(buffer_bytes); {MARK}\n",
+        1,
     ),
     (
+        THIRD,
         "\t\t\tsw->m_mmu->ConfigNPort(sw->GetNDevices()-1);\n",
         f"\t\t\tif (mmu_reserve >= 0) sw->m_mmu->reserve = mmu_reserve; {MARK}\n"
         "\t\t\tif (resume_offset >= 0) sw->m_mmu->resume_offset = resume_offset;\n"
         "\t\t\tsw->m_mmu->ConfigNPort(sw->GetNDevices()-1);\n",
+        1,
     ),
     (
+        THIRD,
         "\tSimulator::Run();\n",
         "\tSimulator::Run();\n"
         f"\t{MARK}: each sender's queue pairs at the end\n"
@@ -117,6 +135,45 @@ PATCHES: list[tuple[str, str]] = [
         '\t\t\tprintf("QP %u %lu %lu %lu %u\\n", i, it.second->snd_una, it.second->snd_nxt,'
         " it.second->m_rate.GetBitRate(), it.second->lastPktSize);\n"
         "\t}\n",
+        1,
+    ),
+    (
+        THIRD,
+        "using namespace ns3;\n",
+        "using namespace ns3;\n"
+        + f"namespace ns3 {{ extern bool lossless_mlx_rate_now; }} {MARK}\n",
+        1,
+    ),
+    (
+        THIRD,
+        '}else if (key.compare("BUFFER_BYTES") == 0){\n',
+        '}else if (key.compare("MLX_RATE_NOW") == 0){\n'
+        "\t\t\t\tuint32_t v;\n"
+        "\t\t\t\tconf >> v;\n"
+        "\t\t\t\tlossless_mlx_rate_now = v;\n"
+        '\t\t\t}else if (key.compare("BUFFER_BYTES") == 0){\n',
+        1,
+    ),
+    (
+        RDMA_HW,
+        "namespace ns3{\n",
+        f"namespace ns3{{\n\nbool lossless_mlx_rate_now = false; {MARK}\n",
+        1,
+    ),
+    (
+        RDMA_HW,
+        MLX_HALFWAY,
+        f"\tif (lossless_mlx_rate_now) {MARK}\n"
+        "\t\tChangeRate(q, (q->m_rate / 2) + (q->mlx.m_targetRate / 2));\n\telse\n" + MLX_HALFWAY,
+        3,
+    ),
+    (
+        RDMA_HW,
+        MLX_CUT,
+        f"\t\tif (lossless_mlx_rate_now) {MARK}\n"
+        "\t\t\tChangeRate(q, std::max(m_minRate, q->m_rate * (1 - q->mlx.m_alpha / 2)));\n"
+        "\t\telse\n" + MLX_CUT,
+        1,
     ),
 ]
 
@@ -152,16 +209,25 @@ def extract(source: str, work: Path) -> Path:
 
 
 def patch(tree: Path) -> None:
-    third = tree / "scratch" / "third.cc"
-    text = third.read_text()
-    if MARK in text:
-        return
-    for anchor, replacement in PATCHES:
-        count = text.count(anchor)
-        if count != 1:
-            sys.exit(f"build.py: {third}: expected one {anchor.strip()!r}, found {count}")
-        text = text.replace(anchor, replacement)
-    third.write_text(text)
+    """Apply PATCHES to the pristine files (kept as NAME.orig); a file is rewritten only if
+    its patched text changed, so that waf rebuilds nothing after the first time."""
+    for name in (THIRD, RDMA_HW):
+        path = tree / name
+        orig = path.with_name(path.name + ".orig")
+        if not orig.exists():
+            if MARK in path.read_text():
+                sys.exit(f"build.py: {path} is patched but {orig.name} is missing: extract again")
+            shutil.copyfile(path, orig)
+        text = orig.read_text()
+        for where, anchor, replacement, count in PATCHES:
+            if where != name:
+                continue
+            found = text.count(anchor)
+            if found != count:
+                sys.exit(f"build.py: {path}: expected {anchor.strip()!r} {count}x, found {found}")
+            text = text.replace(anchor, replacement)
+        if path.read_text() != text:
+            path.write_text(text)
 
 
 def build(tree: Path, py2: str) -> Path:

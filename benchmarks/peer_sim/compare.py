@@ -6,7 +6,8 @@ scenarios with the same constants (docs/simulate.md, "Peer comparison").
 Run by hand from the repository root, after benchmarks/peer_sim/build.py:
 
     python3 benchmarks/peer_sim/compare.py [--program PATH] [--work DIR] [--duration MS]
-        [--incast N ...] [--device D --port P] [--no-cc-too] [--markdown]
+        [--incast N ...] [--device D --port P] [--no-cc-too] [--dcqcn NAME=VALUE ...]
+        [--peer-rate-now] [--markdown]
 
 The scenarios: N:1 incast (16 and 64) into leaf1 Ethernet0 of inventories/lab.yaml (a
 Spectrum-4 400G port, SONiC's Mellanox headroom model; its three fan-in ports, 2, 30 and
@@ -37,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from lossless.inventory import load_inventory  # noqa: E402
 from lossless.planner.fabric import plan_fabric  # noqa: E402
-from lossless.simulate.dcqcn import Dcqcn, dcqcn  # noqa: E402
+from lossless.simulate.dcqcn import DEFAULTS, Dcqcn, dcqcn  # noqa: E402
 from lossless.simulate.fluid import simulate  # noqa: E402
 from lossless.simulate.scenario import Scenario, scenario  # noqa: E402
 
@@ -123,7 +124,9 @@ def alpha_shift(alpha: float) -> int:
     return int(shift)
 
 
-def peer_config(sc: Scenario, cc: Dcqcn | None, duration_s: float) -> dict[str, str]:
+def peer_config(
+    sc: Scenario, cc: Dcqcn | None, duration_s: float, rate_now: bool = False
+) -> dict[str, str]:
     """The peer's files (config, topology, flows, trace) for a scenario, keyed by name.
 
     Nodes 0..N-1 are the senders, N the receiver, N+1 the switch; the switch's devices are
@@ -199,7 +202,9 @@ def peer_config(sc: Scenario, cc: Dcqcn | None, duration_s: float) -> dict[str, 
         keys |= {
             "ALPHA_RESUME_INTERVAL": cc.alpha_period * us,  # dce_tcp_rtt
             "RATE_DECREASE_INTERVAL": cc.reduce_period * us,  # rate_reduce_monitor_period
-            "CLAMP_TARGET_RATE": 0,  # clamp_tgt_rate, off by NVIDIA's default
+            # clamp_tgt_rate; with it off the peer clamps after a timer increase, as
+            # clamp_tgt_rate_after_time_inc 1 does (it has no byte counter)
+            "CLAMP_TARGET_RATE": int(cc.clamp_always),
             "RP_TIMER": cc.increase_period * us,  # rpg_time_reset
             "EWMA_GAIN": cc.g,  # (1024 - dce_tcp_g) / 1024
             "FAST_RECOVERY_TIMES": cc.threshold,  # rpg_threshold
@@ -207,6 +212,9 @@ def peer_config(sc: Scenario, cc: Dcqcn | None, duration_s: float) -> dict[str, 
             "RATE_HAI": f"{cc.hai_rate:.0f}bps",
             "MIN_RATE": f"{cc.min_rate:.0f}bps",
             "DCTCP_RATE_AI": "1000Mb/s",
+            # build.py's patch: a DCQCN rate change reschedules the next packet at once
+            # (stock: the gap set at the last packet's departure, at the old rate, stands)
+            "MLX_RATE_NOW": int(rate_now),
         }
     config = "\n".join(f"{k} {v}" for k, v in keys.items()) + "\n"
     return {
@@ -252,10 +260,10 @@ def _queue_mean(qlen: str, port: int) -> float:
 
 
 def peer(
-    program: Path, sc: Scenario, cc: Dcqcn | None, duration_s: float, run: Path
+    program: Path, sc: Scenario, cc: Dcqcn | None, duration_s: float, run: Path, rate_now: bool
 ) -> tuple[Metrics, float]:
     run.mkdir(parents=True, exist_ok=True)
-    for name, text in peer_config(sc, cc, duration_s).items():
+    for name, text in peer_config(sc, cc, duration_s, rate_now).items():
         (run / name).write_text(text)
     env = dict(os.environ, LD_LIBRARY_PATH=str(program.parents[1]))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -298,17 +306,19 @@ def rows(cc_on: bool, a: Metrics, b: Metrics) -> list[tuple[str, str, str, str, 
     out = []
     for name, (absolute, relative) in TOLERANCES[cc_on].items():
         x, y = getattr(a, name), getattr(b, name)
+        unit = UNITS[name]
+        label = name + (f" ({unit})" if unit else "")
         if x is None or y is None:
             verdict = "ok" if x is None and y is None else "DIFFERS"
-            out.append((name, str(x), str(y), "", "", verdict))
+            shown = ["never" if v is None else f"{v:,.1f}" for v in (x, y)]
+            out.append((label, shown[0], shown[1], "", "", verdict))
             continue
         tolerance = max(absolute, relative * abs(y))
         diff = x - y
-        unit = UNITS[name]
         digits = 3 if name in ("paused_share", "fairness") else 1
         out.append(
             (
-                name + (f" ({unit})" if unit else ""),
+                label,
                 f"{x:,.{digits}f}",
                 f"{y:,.{digits}f}",
                 f"{diff:+,.{digits}f}",
@@ -329,24 +339,46 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=10.0, help="simulated ms (10)")
     parser.add_argument("--incast", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--no-cc-too", action="store_true", help="also PFC alone")
+    parser.add_argument(
+        "--dcqcn",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a DCQCN constant instead of NVIDIA's default, for both where the peer has it",
+    )
+    parser.add_argument(
+        "--peer-rate-now",
+        action="store_true",
+        help="the peer's DCQCN rate changes take effect at once (build.py's patch)",
+    )
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     if not args.program.exists():
         sys.exit(f"compare.py: no {args.program}: run benchmarks/peer_sim/build.py first")
     plan = plan_fabric(load_inventory(str(args.inventory)), [args.device])
     duration = args.duration / 1000
+    overrides = {}
+    for pair in args.dcqcn:
+        name, _, value = pair.partition("=")
+        if name not in DEFAULTS:
+            sys.exit(f"compare.py: --dcqcn {pair!r}: NAME one of {', '.join(DEFAULTS)}")
+        overrides[name] = float(value)
     modes = [True, False] if args.no_cc_too else [True]
     for cc_on in modes:
         for n in args.incast:
             sc = scenario(plan, args.device, args.port, n)
-            cc = dcqcn() if cc_on else None
+            cc = dcqcn(overrides) if cc_on else None
             title = (
                 f"{args.device} {args.port} {sc.speed_bps / 1e9:g}G, {n}:1, "
                 f"{args.duration:g} ms, {'DCQCN' if cc_on else 'congestion control off'}"
+                + (f" ({', '.join(args.dcqcn)})" if cc_on and args.dcqcn else "")
+                + (", peer rate now" if cc_on and args.peer_rate_now else "")
             )
             a, cpu_a = ours(sc, cc, duration)
-            run = args.work.expanduser() / f"{args.device}-{n}-{'dcqcn' if cc_on else 'pfc'}"
-            b, cpu_b = peer(args.program, sc, cc, duration, run)
+            mode = ("dcqcn" + "".join(f"-{p}" for p in args.dcqcn)) if cc_on else "pfc"
+            mode += "-rate-now" if cc_on and args.peer_rate_now else ""
+            run = args.work.expanduser() / f"{args.device}-{n}-{mode}"
+            b, cpu_b = peer(args.program, sc, cc, duration, run, args.peer_rate_now)
             table = rows(cc_on, a, b)
             head = ("metric", "ours", "peer", "difference", "tolerance", "verdict")
             if args.markdown:
