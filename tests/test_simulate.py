@@ -292,7 +292,8 @@ def test_cuts_in_a_row_keep_the_target_rate():
     # target the current rate only if the rate rose since the last cut, so the cuts a burst
     # of CNPs brings keep the line rate as the target and fast recovery climbs back towards
     # it; the paper's version (clamp_target_rate=1) lowers the target with every cut. At 16:1
-    # over 1 ms that is 256 against 86 Gb/s through the port (the peer: 72-234 Gb/s).
+    # over 1 ms that is 256 against 86 Gb/s through the port (docs/simulate.md "Peer
+    # comparison": HPCC's ns-3 does the same).
     sc = scenario(_plan(LAB, SPECTRUM[0]), *SPECTRUM, 16)
     nvidia = simulate(sc, dcqcn(), 1e-3)
     paper = simulate(sc, dcqcn({"clamp_target_rate": 1}), 1e-3)

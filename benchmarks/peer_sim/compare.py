@@ -82,13 +82,13 @@ TOLERANCES: dict[bool, dict[str, tuple[float, float]]] = {
         "first_pause_us": (2.0, 0.10),
     },
 }
-UNITS = {
-    "queue_mean": "B",
-    "paused_share": "",
-    "dropped": "B",
-    "throughput": "Gb/s",
-    "fairness": "",
-    "first_pause_us": "us",
+LABELS = {
+    "queue_mean": "mean queue (B)",
+    "paused_share": "paused share",
+    "dropped": "dropped (B)",
+    "throughput": "throughput (Gb/s)",
+    "fairness": "Jain's fairness",
+    "first_pause_us": "first pause (us)",
 }
 
 
@@ -306,8 +306,7 @@ def rows(cc_on: bool, a: Metrics, b: Metrics) -> list[tuple[str, str, str, str, 
     out = []
     for name, (absolute, relative) in TOLERANCES[cc_on].items():
         x, y = getattr(a, name), getattr(b, name)
-        unit = UNITS[name]
-        label = name + (f" ({unit})" if unit else "")
+        label = LABELS[name]
         if x is None or y is None:
             verdict = "ok" if x is None and y is None else "DIFFERS"
             shown = ["never" if v is None else f"{v:,.1f}" for v in (x, y)]
@@ -393,7 +392,8 @@ def main() -> int:
                 for row in [head, *table]:
                     print("  " + "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
             print(
-                f"  per sender Gb/s: ours {min(a.per_sender):.2f}-{max(a.per_sender):.2f}, "
+                ("\n" if args.markdown else "")
+                + f"  per sender Gb/s: ours {min(a.per_sender):.2f}-{max(a.per_sender):.2f}, "
                 f"peer {min(b.per_sender):.2f}-{max(b.per_sender):.2f}"
             )
     return 0
