@@ -22,7 +22,7 @@ this repository):
   -fpermissive' (its code relies on pre-C++17 rules and the default -Werror of waf's debug
   profile; the optimized profile is built). Only the modules third.cc needs are configured
   (point-to-point, applications, internet and what they pull in).
-* scratch/third.cc, the experiment driver, takes five more config keys so that the plan's
+* scratch/third.cc, the experiment driver, takes more config keys so that the plan's
   numbers reach the switch MMU (switch-mmu.cc itself is untouched; its fields are public):
   BUFFER_BYTES (the MMU's buffer_size in bytes; BUFFER_SIZE is in MiB), HEADROOM_BYTES n
   b1..bn (each switch port's headroom; third.cc otherwise sizes it as 3 x rate x delay),
@@ -33,6 +33,13 @@ this repository):
   variable third.cc has but reads from no key).
 * third.cc also prints, once the run ends, each sender queue pair's acknowledged bytes,
   rate and last packet size ("QP ..." lines), for per-sender throughput.
+* src/point-to-point/model/rdma-hw.cc: a global switch, lossless_mlx_rate_now (config key
+  MLX_RATE_NOW, off by default, so that the stock behaviour is what runs unless asked),
+  under which the DCQCN ("Mlx") cut and increases go through RdmaHw::ChangeRate, which
+  moves the flow's next packet to the new rate; stock, they assign m_rate and the gap set
+  at the last departure, at the old rate, stands (docs/simulate.md, "Peer comparison").
+Each patched file's pristine text is kept as NAME.orig and the patches are applied to it,
+so that running the script again changes nothing.
 """
 
 from __future__ import annotations
