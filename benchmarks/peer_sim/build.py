@@ -50,6 +50,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 REPO = Path(__file__).resolve().parents[2]
 MIRROR = "/work/.mirror/alibaba-edu+High-Precision-Congestion-Control/repo"
@@ -185,6 +186,20 @@ PATCHES: list[tuple[str, str, str, int]] = [
 ]
 
 
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Bad input (exit 2) or a failed run (exit 1): one line on stderr, no traceback."""
+    print(f"build.py: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+    """Run a step of the build; a failed one ends it (exit 1) naming the command."""
+    done = subprocess.run(args, **kwargs)  # type: ignore[call-overload]
+    if done.returncode:
+        fail(f"{' '.join(args[:3])} failed (exit {done.returncode})", 1)
+    return done
+
+
 def python2(given: str | None) -> str:
     for candidate in (given, os.environ.get("PYTHON2"), "/root/.pyenv/versions/2.7.18/bin/python"):
         if candidate and Path(candidate).exists():
@@ -192,7 +207,7 @@ def python2(given: str | None) -> str:
     found = shutil.which("python2")
     if found:
         return found
-    sys.exit("build.py: no Python 2 for ns-3.17's waf (--python or $PYTHON2)")
+    fail("no Python 2 for ns-3.17's waf (--python or $PYTHON2)")
 
 
 def extract(source: str, work: Path) -> Path:
@@ -205,13 +220,12 @@ def extract(source: str, work: Path) -> Path:
     if not Path(source).is_dir():  # a URL: a bare clone next to the build
         git_dir = str(work / "hpcc.git")
         if not Path(git_dir).exists():
-            subprocess.run(["git", "clone", "--bare", "-q", source, git_dir], check=True)
-    archive = subprocess.run(
+            run(["git", "clone", "--bare", "-q", source, git_dir])
+    archive = run(
         ["git", "--git-dir", git_dir, "archive", "HEAD", "simulation"],
-        check=True,
         capture_output=True,
     ).stdout
-    subprocess.run(["tar", "-x", "-C", str(work / "ns3")], input=archive, check=True)
+    run(["tar", "-x", "-C", str(work / "ns3")], input=archive)
     return tree
 
 
@@ -223,7 +237,7 @@ def patch(tree: Path) -> None:
         orig = path.with_name(path.name + ".orig")
         if not orig.exists():
             if MARK in path.read_text():
-                sys.exit(f"build.py: {path} is patched but {orig.name} is missing: extract again")
+                fail(f"{path} is patched but {orig.name} is missing: extract again")
             shutil.copyfile(path, orig)
         text = orig.read_text()
         for where, anchor, replacement, count in PATCHES:
@@ -231,7 +245,7 @@ def patch(tree: Path) -> None:
                 continue
             found = text.count(anchor)
             if found != count:
-                sys.exit(f"build.py: {path}: expected {anchor.strip()!r} {count}x, found {found}")
+                fail(f"{path}: expected {anchor.strip()!r} {count}x, found {found}", 1)
             text = text.replace(anchor, replacement)
         if path.read_text() != text:
             path.write_text(text)
@@ -240,7 +254,7 @@ def patch(tree: Path) -> None:
 def build(tree: Path, py2: str) -> Path:
     env = dict(os.environ, CXXFLAGS=CXXFLAGS)
     if not (tree / "build" / "c4che").exists():
-        subprocess.run(
+        run(
             [
                 py2,
                 "./waf",
@@ -253,15 +267,12 @@ def build(tree: Path, py2: str) -> Path:
             ],
             cwd=tree,
             env=env,
-            check=True,
         )
-    subprocess.run(
-        [py2, "./waf", "build", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env, check=True
-    )
+    run([py2, "./waf", "build", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env, check=True)
     programs = sorted((tree / "build" / "scratch").glob("*third*"))
     programs = [p for p in programs if p.is_file() and os.access(p, os.X_OK)]
     if not programs:
-        sys.exit(f"build.py: no third program under {tree / 'build' / 'scratch'}")
+        fail(f"no third program under {tree / 'build' / 'scratch'}", 1)
     return programs[0]
 
 
@@ -273,7 +284,7 @@ def main() -> int:
     args = parser.parse_args()
     work = args.work.expanduser().resolve()
     if work == REPO or REPO in work.parents:
-        sys.exit("build.py: --work must be outside the repository")
+        fail("--work must be outside the repository")
     tree = extract(args.source, work)
     patch(tree)
     print(build(tree, python2(args.python)))

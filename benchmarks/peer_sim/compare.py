@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -92,6 +93,12 @@ LABELS = {
 }
 
 
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Bad input (exit 2) or a failed run (exit 1): one line on stderr, no traceback."""
+    print(f"compare.py: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
 def jain(x: list[float]) -> float:
     total = sum(v * v for v in x)
     return sum(x) ** 2 / (len(x) * total) if total else 1.0
@@ -120,7 +127,7 @@ def alpha_shift(alpha: float) -> int:
     """The peer's dynamic threshold is (free buffer) >> shift: alpha must be 2^-shift."""
     shift = -math.log2(alpha)
     if shift < 0 or shift != int(shift):
-        sys.exit(f"compare.py: alpha {alpha} is not 2^-k, k >= 0: the peer cannot take it")
+        fail(f"alpha {alpha} is not 2^-k, k >= 0: the peer cannot take it")
     return int(shift)
 
 
@@ -148,11 +155,11 @@ def peer_config(
     headroom = [s.xoff for s in sc.senders] + [0]  # the egress port takes only ACKs (queue 0)
     buffer = round(sc.pool_bytes - background) + sum(headroom)
     if sc.kmin % 1000 or sc.kmax % 1000:
-        sys.exit("compare.py: the peer takes Kmin and Kmax in whole kB")
+        fail("the peer takes Kmin and Kmax in whole kB")
     end_ns = round((START_S + duration_s) * 1e9)
     xon = {s.xon for s in sc.senders}
     if len(xon) != 1:
-        sys.exit("compare.py: the peer has one resume offset a switch; the senders differ")
+        fail("the peer has one resume offset a switch; the senders differ")
     payload = sc.senders[0].frame - HEADER
     keys: dict[str, object] = {
         "ENABLE_QCN": 1 if cc else 0,
@@ -255,7 +262,7 @@ def _queue_mean(qlen: str, port: int) -> float:
             counts = [int(x) for x in fields[2:]]
     samples = sum(counts)
     if not samples:
-        sys.exit("compare.py: the peer wrote no queue samples")
+        fail("the peer wrote no queue samples", 1)
     return sum((kb * 1000 + (500 if kb else 0)) * c for kb, c in enumerate(counts)) / samples
 
 
@@ -274,7 +281,7 @@ def peer(
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     (run / "stdout.txt").write_text(done.stdout)
     if done.returncode:
-        sys.exit(f"compare.py: {program} failed in {run}:\n{done.stderr[-2000:]}")
+        fail(f"{program} failed in {run}:\n{done.stderr[-2000:]}", 1)
     n = len(sc.senders)
     start_ns = round(START_S * 1e9)
     end_ns = round((START_S + duration_s) * 1e9)
@@ -286,7 +293,7 @@ def peer(
         if node < n:
             per[node] = acked / (size - HEADER) * size * 8 / duration_s / 1e9
     if size != sc.senders[0].frame:
-        sys.exit(f"compare.py: the peer's packets are {size} B, ours {sc.senders[0].frame} B")
+        fail(f"the peer's packets are {size} B, ours {sc.senders[0].frame} B", 1)
     share, first = _paused((run / "pfc.txt").read_text(), n, start_ns, end_ns)
     return (
         Metrics(
@@ -353,15 +360,18 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     if not args.program.exists():
-        sys.exit(f"compare.py: no {args.program}: run benchmarks/peer_sim/build.py first")
+        fail(f"no {args.program}: run benchmarks/peer_sim/build.py first")
     plan = plan_fabric(load_inventory(str(args.inventory)), [args.device])
     duration = args.duration / 1000
     overrides = {}
     for pair in args.dcqcn:
         name, _, value = pair.partition("=")
         if name not in DEFAULTS:
-            sys.exit(f"compare.py: --dcqcn {pair!r}: NAME one of {', '.join(DEFAULTS)}")
-        overrides[name] = float(value)
+            fail(f"--dcqcn {pair!r}: NAME one of {', '.join(DEFAULTS)}")
+        try:
+            overrides[name] = float(value)
+        except ValueError:
+            fail(f"--dcqcn {pair!r}: {value!r} is not a number")
     modes = [True, False] if args.no_cc_too else [True]
     for cc_on in modes:
         for n in args.incast:
