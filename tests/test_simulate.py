@@ -233,6 +233,8 @@ def test_simulate_text_names_first_mark_and_pause(capsys):
         (["--device", "leaf1", "--dcqcn", "rate_increase_bytes=0"], "is not a number >= 1"),
         (["--device", "leaf1", "--dcqcn", "ai_rate_mbps=inf"], "is not a number >= 0"),
         (["--device", "leaf1", "--dcqcn", "clamp_target_rate=2"], "between 0 and 1"),
+        (["--device", "leaf1", "--dcqcn", "clamp_target_rate=0.5"], "is not a whole number"),
+        (["--device", "leaf1", "--dcqcn", "alpha_g=1000.5"], "is not a whole number"),
     ],
 )
 def test_simulate_bad_input_exits_2_with_a_message(capsys, extra, message):

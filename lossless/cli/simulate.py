@@ -41,6 +41,9 @@ def _dcqcn_overrides(pairs: list[str]) -> dict[str, float]:
                 f"--dcqcn {name}: {printable(value)!r} is not a number "
                 + (f"between {low:g}{upper}" if high is not None else f">= {low:g}")
             )
+        if not number.is_integer():
+            # the NIC takes every DCQCN knob as an integer (mlxconfig, sysfs): 0.5 is no setting
+            raise UsageError(f"--dcqcn {name}: {printable(value)!r} is not a whole number")
         overrides[name] = number
     return overrides
 
