@@ -390,6 +390,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="only these devices (and fabric-wide findings): names, comma lists or ranges "
         "like leaf[01:04] (repeatable)",
     )
+    report.add_argument(
+        "--simulate-ms",
+        type=finite_float,
+        default=1.0,
+        metavar="MS",
+        help="simulated time of each switch's worst port under incast (1; each distinct "
+        "scenario runs once, about 0.25 s of CPU a millisecond)",
+    )
+    report.add_argument(
+        "--no-simulate",
+        action="store_true",
+        help="no simulation: leave out each switch's worst port under incast",
+    )
 
     rules = commands.add_parser("rules", help="list the lint rules, or explain one")
     rules.add_argument("rule", nargs="?", help="a rule ID or name, e.g. LL112 or ecn-before-pfc")

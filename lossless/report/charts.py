@@ -372,3 +372,55 @@ def _connection(a: Box, b: Box, kind: str, label: str) -> Connection:
     return Connection(
         f"{x1},{y1} {x2},{y2}", kind, label, _r(x1 + (x2 - x1) / 3 + 6), _r(y1 + (y2 - y1) / 3)
     )
+
+
+QUEUE_POINTS = 240  # samples of a simulated queue: each the most it held in its interval
+
+
+def queue_chart(
+    queue: Sequence[float],
+    duration_us: float,
+    levels: Sequence[tuple[str, int, str]],
+    events: Sequence[tuple[str, float, str]],
+) -> Chart:
+    """A simulated egress queue over time: queue (bytes per model step, over duration_us)
+    drawn as QUEUE_POINTS samples, each the most the queue held in its interval (so no peak
+    is lost); levels: horizontal lines (kind, bytes, label), Kmin, Kmax and the PFC
+    trigger; events: vertical lines (kind, microseconds, label), the first mark and pause."""
+    steps = len(queue)
+    every = max(1, math.ceil(steps / QUEUE_POINTS))
+    samples = [
+        (i * duration_us / max(steps, 1), max(queue[i : i + every])) for i in range(0, steps, every)
+    ]
+    x_end, x_step = nice_ceiling(duration_us)
+    highest = max([b for _, b in samples] + [size for _, size, _ in levels] + [1])
+    y_end, y_step = nice_ceiling(1.05 * highest)
+    x = _linear(0, x_end, LEFT, RIGHT)
+    y = _linear(0, y_end, BOTTOM, TOP)
+    # the labels of close levels (Kmax just under T) side by side, not on top of each other
+    shift = (RIGHT - LEFT) / max(1, len(levels))
+    lines = [
+        Line(
+            LEFT,
+            y(size),
+            RIGHT,
+            y(size),
+            kind,
+            label,
+            _r(LEFT + 4 + index * shift),
+            _r(y(size) - 4),
+        )
+        for index, (kind, size, label) in enumerate(levels)
+    ]
+    lines += [
+        Line(x(at), TOP, x(at), BOTTOM, kind, label, _r(x(at) + 4), TOP + 10 + 12 * index)
+        for index, (kind, at, label) in enumerate(events)
+    ]
+    return Chart(
+        x_ticks=[Tick(x(v), f"{v:g}") for v in _steps(x_end, x_step)],
+        y_ticks=[Tick(y(v), si_bytes(v)) for v in _steps(y_end, y_step)],
+        x_label="time (µs)",
+        y_label="egress queue",
+        lines=lines,
+        curves=[("queue", " ".join(f"{x(t)},{y(b)}" for t, b in samples))],
+    )

@@ -20,6 +20,7 @@ from lossless.planner.oversubscription import Bandwidth, DeviceBandwidth
 from lossless.report import charts
 from lossless.report.headroom_curve import headroom_note, model_curves
 from lossless.report.names import name_ranges, names_text
+from lossless.report.simulation_view import SimulationView
 from lossless.text.grammar import plural
 from lossless.text.units import format_speed
 
@@ -145,6 +146,9 @@ class DeviceView:
     bandwidth: BandwidthView
     findings: int
     data: dict[str, Any] = field(repr=False)
+    # its worst port under incast (report/simulation_view.py), or why it is not simulated
+    simulation: SimulationView | None = None
+    simulation_note: str = ""
 
 
 OVERVIEW_FIELDS = (

@@ -148,7 +148,11 @@ def render_markdown(view: ReportView) -> str:
 
 
 def report_files(
-    inventory: Inventory, plan: FabricPlan, lint, shown: list[str] | None = None
+    inventory: Inventory,
+    plan: FabricPlan,
+    lint,
+    shown: list[str] | None = None,
+    simulate_s: float | None = None,
 ) -> dict[str, str]:
-    view = build_report(inventory, plan, lint, shown)
+    view = build_report(inventory, plan, lint, shown, simulate_s)
     return {HTML_FILE: render_html(view), MARKDOWN_FILE: render_markdown(view)}

@@ -29,6 +29,7 @@ from lossless.report.device_view import (
     ratio_text,
 )
 from lossless.report.names import name_ranges, names_text
+from lossless.report.simulation_view import Simulations, simulations
 from lossless.text.grammar import plural
 from lossless.text.units import format_speed
 
@@ -131,9 +132,11 @@ def build_report(
     plan: FabricPlan,
     lint: LintResult,
     shown: list[str] | None = None,
+    simulate_s: float | None = None,
 ) -> ReportView:
     """The report of the devices `shown` (default: all of the plan): their sections, and the
-    findings about them or about the whole fabric (a deadlock cycle, say)."""
+    findings about them or about the whole fabric (a deadlock cycle, say); with simulate_s,
+    each one's worst port simulated for that long (report/simulation_view.py)."""
     names = list(plan.devices) if shown is None else shown
     if shown is not None:
         kept = set(shown)
@@ -165,6 +168,13 @@ def build_report(
         )
         for name in names
     ]
+    runs = None if simulate_s is None else simulations(plan, names, simulate_s)
+    if runs is not None:
+        for d in devices:
+            d.simulation = runs.views.get(d.name)
+            d.simulation_note = runs.notes.get(d.name, "")
+            if d.simulation is not None:
+                d.data["simulation"] = d.simulation.data
     counts = Counter(f.severity for f in lint.findings)
     groups = _device_groups(devices)
     scope = (
@@ -179,7 +189,8 @@ def build_report(
         inventory=plan.inventory,
         version=__version__,
         scope=scope,
-        cards=_cards(devices, plan, bandwidth, counts, len(lint.suppressed)),
+        cards=_cards(devices, plan, bandwidth, counts, len(lint.suppressed))
+        + ([_simulation_card(devices, runs)] if runs is not None else []),
         devices=devices,
         device_groups=groups[:MARKDOWN_LINES],
         more_devices=sum(g.count for g in groups[MARKDOWN_LINES:]),
@@ -328,6 +339,32 @@ def _cards(
         )
     )
     return cards
+
+
+def _simulation_card(devices: list[DeviceView], runs: Simulations) -> Card:
+    """The simulated worst ports in one line: how many mark before they pause, pause first,
+    or drop, and how many distinct runs it took."""
+    views = [d for d in devices if d.simulation is not None]
+    dropping = [d.name for d in views if d.simulation and d.simulation.status == "bad"]
+    pausing = [d.name for d in views if d.simulation and d.simulation.status == "warn"]
+    detail = (
+        f"each switch's worst port at its real fan-in, {runs.duration_s * 1e3:g} ms with "
+        f"DCQCN ({plural(runs.runs, 'distinct run')})"
+    )
+    if dropping:
+        detail += f"; drops: {names_text(dropping)}"
+    if pausing:
+        detail += f"; PFC before ECN: {names_text(pausing)}"
+    if len(views) < len(devices):
+        detail += f"; {len(devices) - len(views)} not simulated"
+    first = next((d for d in devices if d.name in dropping + pausing), None)
+    return Card(
+        "simulated worst ports",
+        f"{len(views) - len(dropping) - len(pausing)} of {len(views)} mark first",
+        detail,
+        "bad" if dropping else "warn" if pausing else "ok",
+        f"#{first.anchor}-simulation" if first else "",
+    )
 
 
 def _lint_summary(counts: Counter, suppressed: int) -> str:
