@@ -10,6 +10,7 @@ from functools import cache
 
 from lossless.hosts import rules as host_rules
 from lossless.lint import deadlock_rules
+from lossless.lint import dynamics as dynamics_rules
 from lossless.lint import rules as switch_rules
 from lossless.lint.registry import RULES, Rule
 from lossless.text.lists import comma_separated
@@ -17,9 +18,10 @@ from lossless.verify import rules as state_rules
 
 # The modules that define rules, in the order lint() takes their rules (its worker processes
 # take the heavy shared computations in this order: a switch's port groups, the deadlock
-# analysis, the NIC ends): the switch rules; LL140-LL142; LL109, LL130-LL139, LL210-LL211;
-# then the rules `lossless verify` judges a running fabric's state by (LL301-LL312)
-RULE_MODULES = (switch_rules, deadlock_rules, host_rules, state_rules)
+# analysis, the NIC ends): the switch rules; LL128 (the dynamics); LL140-LL142; LL109,
+# LL130-LL139, LL210-LL211; then the rules `lossless verify` judges a running fabric's state
+# by (LL301-LL312)
+RULE_MODULES = (switch_rules, dynamics_rules, deadlock_rules, host_rules, state_rules)
 
 
 class UnknownRule(ValueError):

@@ -18,8 +18,9 @@ from lossless.report import charts
 from lossless.simulate.dcqcn import dcqcn
 from lossless.simulate.worst import Run, run_distinct, worst_port
 
-DURATION_S = 1e-3  # the report's default simulated time
-STEP_S = 100e-9  # the model's default step (docs/simulate.md)
+# The model's default step (docs/simulate.md), written as `lossless simulate` converts its
+# --step (100 ns x 1e-9, which is not the float 100e-9): the same port gives the same run
+STEP_S = 100.0 * 1e-9
 
 
 @dataclass(frozen=True)

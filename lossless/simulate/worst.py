@@ -18,6 +18,7 @@ fluid model reads (not the device's, the port's or the peers' names) and runs ea
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
@@ -26,6 +27,7 @@ from lossless.simulate.fluid import Result, simulate
 from lossless.simulate.scenario import (
     Scenario,
     ScenarioError,
+    Sender,
     fan_in,
     in_flight,
     scenario,
@@ -72,11 +74,14 @@ def worst_port(fabric: FabricPlan, device_name: str) -> str | None:
     return ports[min(range(len(ports)), key=key)].name
 
 
+# A sender's numbers, every field of Sender but its names
+_SENDER_NUMBERS = operator.attrgetter(
+    *(f.name for f in dataclasses.fields(Sender) if f.name not in ("port", "peer"))
+)
+
+
 def scenario_key(sc: Scenario) -> tuple:
     """Every number the fluid model reads of a scenario; names and sources left out."""
-    senders = tuple(
-        dataclasses.astuple(dataclasses.replace(s, port="", peer="")) for s in sc.senders
-    )
     return (
         sc.speed_bps,
         sc.propagation_s,
@@ -88,7 +93,7 @@ def scenario_key(sc: Scenario) -> tuple:
         sc.sharing_pgs,
         sc.trigger,
         sc.fan_in,
-        senders,
+        tuple(map(_SENDER_NUMBERS, sc.senders)),
     )
 
 
