@@ -31,7 +31,6 @@ from lossless.inventory import load_inventory  # noqa: E402
 from lossless.lint.dynamics import first_events  # noqa: E402
 from lossless.lint.runner import lint  # noqa: E402
 from lossless.planner.fabric import plan_fabric  # noqa: E402
-from lossless.simulate.scenario import fan_in  # noqa: E402
 
 LAB = REPO / "inventories" / "lab.yaml"
 PLANNED = "ecn: {preset: nvidia, max_bytes: 500000}"
@@ -71,14 +70,8 @@ CASES = [
 
 def survey(path: Path) -> str:
     plan = plan_fabric(load_inventory(str(path)))
-    ports = [
-        (d.name, p.name)
-        for d in plan.devices.values()
-        for p in d.ports.values()
-        if p.lossless and p.peer and fan_in(d, p.name)
-    ]
     started = time.process_time()
-    events, runs = first_events(plan, ports)
+    events, runs = first_events(plan)
     cpu = time.process_time() - started
     ll112: dict[str, str] = {}  # LL112 merges a switch's ports into one finding
     for f in lint(plan, select=["LL112"]).findings:
@@ -87,7 +80,7 @@ def survey(path: Path) -> str:
     first = [(k, e) for k, e in events.items() if e.pauses_first]
     said = sorted({ll112.get(k[0], "none") for k, _ in first})
     line = (
-        f"{len(ports):>5} ports {runs:>3} runs {cpu:>5.2f} s: "
+        f"{len(events):>5} ports {runs:>3} runs {cpu:>5.2f} s: "
         f"{len(first):>4} pause first (LL112 on them: {', '.join(said) or '-'})"
     )
     if first:

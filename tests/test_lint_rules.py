@@ -136,6 +136,14 @@ def _break_ecn_before_pfc(plan):
     _change(_port(plan).ecn, min_below_trigger=False)
 
 
+def _break_pause_before_mark(plan):
+    # Kmax far above leaf1's trigger (525,100 B) with a Pmax of 1 %: at 3:1 a PG reaches the
+    # trigger before a whole frame is marked on the queue's way up (test_lint_dynamics.py)
+    for port in plan.devices["leaf1"].ports.values():
+        if port.ecn:
+            _change(port.ecn, max_bytes=3_000_000, probability_percent=1)
+
+
 def _break_cnp(plan):
     plan.devices["leaf1"].cnp_dscp = plan.devices["leaf1"].roce_dscp
 
@@ -226,6 +234,7 @@ CASES = {
     "LL118": (_break_mtu, "inventories/lab.yaml:14:5"),
     "LL119": (_break_weights, "inventories/lab.yaml:11:5"),
     "LL126": (_break_nxos_strict_queue, "inventories/lab.yaml:11:5"),
+    "LL128": (_break_pause_before_mark, "inventories/lab.yaml:15:5"),
     "LL130": (_break_nic_trust, NIC_LINE),
     "LL131": (_break_nic_pfc, NIC_LINE),
     "LL132": (_break_nic_roce_dscp, NIC_LINE),

@@ -161,7 +161,8 @@ def _rule_page(rule: Any, examples: list[dict[str, Any]], repo: Path) -> str:
         lines.append(
             "Each is a change to a config lossless renders for the lab "
             "(`inventories/lab.yaml`), and what `lossless lint inventories/lab.yaml --configs "
-            "DIR` then reports (tests/test_rule_examples.py runs each)."
+            "DIR` then reports, or a change to the lab's inventory and what `lossless lint` "
+            "reports of it (tests/test_rule_examples.py runs each)."
         )
         lines.append("")
         for example in examples:
@@ -181,8 +182,9 @@ def _source_links(source: str) -> str:
 
 
 def load_rule_examples(repo: Path) -> dict[str, list[dict[str, Any]]]:
-    """docs/rules/examples.yaml: per rule ID, changes to the lab's rendered configs that the
-    rule reports."""
+    """docs/rules/examples.yaml: per rule ID, changes to the lab's rendered configs (or, with
+    `file: lab.yaml`, to the lab's inventory: a rule over the plan alone) that the rule
+    reports."""
     from ruamel.yaml import YAML
 
     path = repo / "docs" / "rules" / "examples.yaml"
@@ -192,14 +194,23 @@ def load_rule_examples(repo: Path) -> dict[str, list[dict[str, Any]]]:
     return {str(rule): list(entries) for rule, entries in data.items()}
 
 
+INVENTORY_EXAMPLE = "lab.yaml"  # an example's file: the lab's inventory, not a config
+
+
+def _example_path(example: dict[str, Any], repo: Path) -> tuple[Path, str]:
+    if example["file"] == INVENTORY_EXAMPLE:
+        return repo / "inventories" / INVENTORY_EXAMPLE, f"inventories/{INVENTORY_EXAMPLE}"
+    return repo / "golden" / "lab" / example["file"], f"golden/lab/{example['file']}"
+
+
 def apply_example(example: dict[str, Any], repo: Path) -> tuple[str, str]:
-    """The golden config an example changes, and its text with the first occurrence of the
-    example's `from` made `to`."""
-    path = repo / "golden" / "lab" / example["file"]
+    """The golden config (or the lab's inventory) an example changes, and its text with the
+    first occurrence of the example's `from` made `to`."""
+    path, _ = _example_path(example, repo)
     original = path.read_text(encoding="utf-8")
     old, new = example["change"]["from"], example["change"]["to"]
     if old not in original:
-        raise ValueError(f"golden/lab/{example['file']}: {old!r} is not in it")
+        raise ValueError(f"{_example_path(example, repo)[1]}: {old!r} is not in it")
     return original, original.replace(old, new, 1)
 
 
@@ -222,15 +233,21 @@ def _lint_changed(change: tuple[str, str, str], repo: Path) -> tuple[dict[str, A
     from lossless.cli.main import main
 
     with tempfile.TemporaryDirectory() as folder:
-        configs = Path(folder)
-        for path in (repo / "golden" / "lab").iterdir():
-            if path.is_file() and path.name != "README.md":
-                shutil.copy(path, configs / path.name)
-        (configs / example["file"]).write_text(apply_example(example, repo)[1])
         out = io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            main(["lint", str(repo / "inventories" / "lab.yaml"), "--configs", folder,
-                  "--format", "json"])  # fmt: skip
+        if example["file"] == INVENTORY_EXAMPLE:  # the plan alone, as `lossless lint` has it
+            inventory = Path(folder) / INVENTORY_EXAMPLE
+            inventory.write_text(apply_example(example, repo)[1])
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                main(["lint", str(inventory), "--format", "json"])
+        else:
+            configs = Path(folder)
+            for path in (repo / "golden" / "lab").iterdir():
+                if path.is_file() and path.name != "README.md":
+                    shutil.copy(path, configs / path.name)
+            (configs / example["file"]).write_text(apply_example(example, repo)[1])
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                main(["lint", str(repo / "inventories" / "lab.yaml"), "--configs", folder,
+                      "--format", "json"])  # fmt: skip
         found = json.loads(out.getvalue() or "[]")
         for finding in found:
             finding["file"] = Path(finding["file"]).name
@@ -249,7 +266,7 @@ def _example_section(example: dict[str, Any], repo: Path, rule_id: str) -> list[
     return [
         f"### {example['os']}: {example['title']}",
         "",
-        f"In `golden/lab/{example['file']}`:",
+        f"In `{_example_path(example, repo)[1]}`:",
         "",
         "```diff",
         *diff,

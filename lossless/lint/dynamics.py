@@ -18,13 +18,13 @@ same numbers, whatever the names and the senders' order) run once. pod-2048: 2 r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from lossless.lint.registry import Finding, rule
 from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
-from lossless.simulate.fluid import simulate
+from lossless.simulate.key import scenario_key
 from lossless.simulate.scenario import Scenario, ScenarioError, scenario
-from lossless.simulate.worst import scenario_key
+from lossless.text.grammar import first_few
 
 STEP_S = 100.0 * 1e-9  # the model's default step, as `lossless simulate` converts --step 100
 LONGEST_S = 10e-3  # no run is longer (the pool of a slow port filled at a small excess)
@@ -98,6 +98,9 @@ def _events(sc: Scenario) -> Events | None:
     duration = _duration(sc)
     if duration is None:
         return None
+    # numpy's import (80 ms) only when a port is simulated: every lint loads this module
+    from lossless.simulate.fluid import simulate
+
     r = simulate(sc, None, duration, step_s=STEP_S)
     pause = r.first_pause_s
     queue_at_pause = None if pause is None else int(r.queue[round(pause / r.step_s)])
@@ -115,14 +118,16 @@ def _events(sc: Scenario) -> Events | None:
 
 
 def _kind(port: PortPlan) -> tuple:
-    """Two ports of a device with the same kind give the same scenario as egress ports, up
-    to the senders' order: the same speed, cable, MTU, headroom and ECN."""
+    """Two ports with the same kind send alike and, as egress ports of alike switches, give
+    the same scenario up to the senders' order: the same speed, cable, MTU, headroom (its
+    derivation's name holds every input of the model, the device's name not among them)
+    and ECN thresholds."""
     return (
         port.speed_mbps,
         port.cable_m,
         port.mtu,
         tuple(tuple(vars(h).values()) for h in port.headroom),
-        tuple(tuple(vars(e).values()) for e in port.ecn),
+        tuple((e.queue, e.min_bytes, e.max_bytes, e.probability_percent) for e in port.ecn),
     )
 
 
@@ -131,44 +136,71 @@ def _order_free(sc: Scenario) -> tuple:
     return (*key[:-1], tuple(sorted(key[-1])))
 
 
-def first_events(
-    fabric: FabricPlan, ports: Iterable[tuple[str, str]]
-) -> tuple[dict[tuple[str, str], Events], int]:
-    """The first mark and pause of each (device, port) that can congest at its real fan-in
-    (ports that cannot be simulated or cannot congest are left out), and the runs it took."""
-    by_kind: dict[tuple[str, tuple], tuple[Scenario, tuple] | None] = {}
+def _feeding(device: DevicePlan) -> list[PortPlan]:
+    """The lossless ports with a peer: each one's senders are the others (scenario.fan_in)."""
+    feeding = [p for p in device.ports.values() if p.lossless and p.peer]
+    return feeding if len(feeding) > 1 else []
+
+
+def _shape(device: DevicePlan, feeding: list[PortPlan]) -> tuple:
+    """Equal for two switches whose ports give the same scenarios, port by port: the PFC
+    trigger, the RoCE priority's PG and queue, and the kind of every port that sends."""
+    trigger = device.pfc_trigger
+    return (
+        None
+        if trigger is None
+        else tuple(v for k, v in vars(trigger).items() if k != "derivation"),
+        device.maps.tc_to_pg.get(device.roce_priority, device.roce_priority),
+        device.maps.tc_to_queue.get(device.roce_priority, device.roce_priority),
+        tuple(_kind(p) for p in feeding),
+    )
+
+
+def first_events(fabric: FabricPlan) -> tuple[dict[tuple[str, str], Events], int]:
+    """The first mark and pause of every lossless port with ECN that another lossless port
+    sends into, at its real fan-in, for those that can congest (a port that cannot be
+    simulated or whose senders cannot outrun it is left out); and the runs it took. Alike
+    switches are worked out once, a device's alike ports once, equal scenarios once."""
     done: dict[tuple, Events | None] = {}
+    by_shape: dict[tuple, list[Events | None]] = {}
     found: dict[tuple[str, str], Events] = {}
-    for device_name, port_name in ports:
-        device = fabric.devices[device_name]
-        kind = (device_name, _kind(device.ports[port_name]))
-        if kind not in by_kind:
-            try:
-                sc = scenario(fabric, device_name, port_name, None)
-                by_kind[kind] = (sc, _order_free(sc))
-            except ScenarioError:
-                by_kind[kind] = None
-        built = by_kind[kind]
-        if built is None:
-            continue
-        sc, key = built
-        if key not in done:
-            done[key] = _events(sc)
-        events = done[key]
-        if events is not None:
-            found[(device_name, port_name)] = events
+    for device in fabric.devices.values():
+        feeding = _feeding(device)
+        shape = _shape(device, feeding)
+        events = by_shape.get(shape)
+        if events is None:
+            events = by_shape[shape] = _device_events(fabric, device, feeding, done)
+        for port, e in zip(feeding, events, strict=True):
+            if e is not None:
+                found[(device.name, port.name)] = e
     return found, sum(1 for e in done.values() if e is not None)
 
 
-def _simulated(fabric: FabricPlan) -> dict[tuple[str, str], Events]:
-    """Every lossless port with ECN that another lossless port sends into (fan_in, counted
-    once per device), simulated."""
-    ports = []
-    for device in fabric.devices.values():
-        feeding = [p for p in device.ports.values() if p.lossless and p.peer]
-        if len(feeding) > 1:
-            ports += [(device.name, p.name) for p in feeding if p.ecn]
-    return first_events(fabric, ports)[0]
+def _device_events(
+    fabric: FabricPlan,
+    device: DevicePlan,
+    feeding: list[PortPlan],
+    done: dict[tuple, Events | None],
+) -> list[Events | None]:
+    """Each feeding port's events (None: not simulated), one scenario per kind of port."""
+    by_kind: dict[tuple, Events | None] = {}
+    events = []
+    for port in feeding:
+        kind = _kind(port)
+        if kind not in by_kind:
+            by_kind[kind] = None
+            if port.ecn:
+                try:
+                    sc = scenario(fabric, device.name, port.name, None)
+                except ScenarioError:
+                    sc = None
+                if sc is not None:
+                    key = _order_free(sc)
+                    if key not in done:
+                        done[key] = _events(sc)
+                    by_kind[kind] = done[key]
+        events.append(by_kind[kind])
+    return events
 
 
 @rule(
@@ -186,17 +218,27 @@ def pause_before_mark(fabric: FabricPlan) -> Iterator[Finding]:
     `lossless simulate` (congestion control off: the first mark comes before any rate cut)
     with the plan's thresholds, pool and headroom decides it; Kmax above the trigger with a
     small Pmax marks too few frames on the queue's way up."""
-    for (device_name, port_name), events in _simulated(fabric).items():
-        if not events.pauses_first:
-            continue
-        device: DevicePlan = fabric.devices[device_name]
-        port = device.ports[port_name]
+    by_line: dict[tuple[str, str], list[tuple[PortPlan, Events]]] = {}
+    for (device_name, port_name), events in first_events(fabric)[0].items():
+        if events.pauses_first:
+            port = fabric.devices[device_name].ports[port_name]
+            by_line.setdefault((device_name, located(port, "ecn")), []).append((port, events))
+    # one finding per switch and line that states the thresholds (one cause), naming its
+    # ports, with the figures of the port whose pause comes first by the most
+    for (device_name, source), found in by_line.items():
+        port, events = min(found, key=lambda item: item[1].margin_us)
+        names = [p.name for p, _ in found]
+        where = (
+            f"port {port.name}"
+            if len(found) == 1
+            else f"{len(found)} ports ({first_few(names, 3)}); the worst, {port.name}"
+        )
         yield Finding(
-            located(port, "ecn"),
+            source,
             "LL128",
             "warning",
-            f"PFC pauses before ECN marks at the port's real fan-in: {events.text()}; "
-            f"`lossless simulate --device {device_name} --port PORT` shows it in time",
+            f"PFC pauses before ECN marks at the real fan-in of {where}: {events.text()}; "
+            f"`lossless simulate --device {device_name} --port {port.name}` shows it in time",
             device_name,
-            port_name,
+            port.name if len(found) == 1 else None,
         )

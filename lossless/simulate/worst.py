@@ -12,22 +12,22 @@ ports with a peer that at least one other such port sends into, the first by:
 5. the plan's port order (the inventory's).
 
 Equal scenarios give equal runs: `run_distinct` keys each scenario by every number the
-fluid model reads (not the device's, the port's or the peers' names) and runs each key once.
+fluid model reads (`key.scenario_key`: not the device's, the port's or the peers' names) and
+runs each key once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import operator
 from collections.abc import Iterable
 
 from lossless.plan import DevicePlan, FabricPlan, PortPlan
 from lossless.simulate.dcqcn import Dcqcn
 from lossless.simulate.fluid import Result, simulate
+from lossless.simulate.key import scenario_key
 from lossless.simulate.scenario import (
     Scenario,
     ScenarioError,
-    Sender,
     fan_in,
     in_flight,
     scenario,
@@ -72,29 +72,6 @@ def worst_port(fabric: FabricPlan, device_name: str) -> str | None:
         return (-(len(ports) - 1), -offered, smallest_other(index), -(port.cable_m or 0.0), index)
 
     return ports[min(range(len(ports)), key=key)].name
-
-
-# A sender's numbers, every field of Sender but its names
-_SENDER_NUMBERS = operator.attrgetter(
-    *(f.name for f in dataclasses.fields(Sender) if f.name not in ("port", "peer"))
-)
-
-
-def scenario_key(sc: Scenario) -> tuple:
-    """Every number the fluid model reads of a scenario; names and sources left out."""
-    return (
-        sc.speed_bps,
-        sc.propagation_s,
-        sc.kmin,
-        sc.kmax,
-        sc.pmax,
-        sc.pool_bytes,
-        sc.alpha,
-        sc.sharing_pgs,
-        sc.trigger,
-        sc.fan_in,
-        tuple(map(_SENDER_NUMBERS, sc.senders)),
-    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,147 @@
+"""LL128 pause-before-mark (lint/dynamics.py): a port whose first PG reaches the PFC trigger
+before its first ECN-marked frame leaves, at its real fan-in, by the fluid model. The
+figures are checked against the plan and against `lossless simulate` for the same port; the
+runs are bounded (each until the first pause must have come) and shared (equal scenarios,
+alike switches)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import INVENTORIES
+
+from lossless.cli.main import main
+from lossless.inventory import load_inventory
+from lossless.lint import dynamics
+from lossless.lint.dynamics import first_events
+from lossless.planner.fabric import plan_fabric
+from lossless.report.plan_compact import expand
+from lossless.simulate.fluid import simulate
+from lossless.simulate.scenario import scenario
+
+LAB = INVENTORIES / "lab.yaml"
+PLANNED = "ecn: {preset: nvidia, max_bytes: 500000}"
+# Kmax far above the trigger with the DCQCN paper's Pmax (docs/rules/examples.yaml's LL128)
+STEEP = "ecn: {preset: nvidia, max_bytes: 3000000, probability_percent: 1}"
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def steep(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("steep") / "lab.yaml"
+    text = LAB.read_text()
+    assert PLANNED in text
+    path.write_text(text.replace(PLANNED, STEEP))
+    return path
+
+
+@cache
+def ll128(path: Path) -> list[dict]:
+    code, out = cli("lint", str(path), "--select", "LL128", "--format", "json")
+    assert code in (0, 1)
+    return json.loads(out)
+
+
+def test_the_planned_inventories_mark_first():
+    assert ll128(LAB) == []
+    assert ll128(INVENTORIES / "pod-2048.yaml") == []
+
+
+def test_kmax_far_above_with_a_small_pmax_pauses_first(steep):
+    """The switches whose trigger T is small against Kmax (Spectrum's 525 kB, Spectrum-3's
+    802 kB, Cloud Scale GX's 889 kB) pause first at 3:1; Tomahawk-3 (1.09 MB) and Tomahawk-4
+    (1.91 MB), whose PGs hold more before PFC fires, still mark first."""
+    found = ll128(steep)
+    assert sorted(f["device"] for f in found) == ["leaf1", "leaf2", "leaf3", "spine2"]
+    assert {f["severity"] for f in found} == {"warning"}
+    assert {(f["file"], f["line"]) for f in found} == {(str(steep), 15), (str(steep), 27)}
+
+
+def test_the_message_has_the_plans_thresholds_and_the_simulated_times(steep):
+    code, out = cli("plan", str(steep), "--format", "json")
+    assert code == 0
+    plan = expand(json.loads(out))["devices"]
+    for f in ll128(steep):
+        m = re.search(
+            r"the worst, (\S+): 3:1 at line rate: the first PG pauses its sender at "
+            r"([0-9.]+) us with ([0-9,]+) B in the queue, (.*?) \(Kmin ([0-9,]+) B, "
+            r"Kmax ([0-9,]+) B, Pmax ([0-9.]+) %, PFC trigger ([0-9,]+) B a PG\)",
+            f["message"],
+        )
+        assert m, f["message"]
+        port, pause, queue, marked = m[1], float(m[2]), int(m[3].replace(",", "")), m[4]
+        device = plan[f["device"]]
+        ecn = device["ports"][port]["ecn"][0]
+        assert int(m[5].replace(",", "")) == ecn["min_bytes"] == 150_000
+        assert int(m[6].replace(",", "")) == ecn["max_bytes"] == 3_000_000
+        assert float(m[7]) == ecn["probability_percent"] == 1
+        assert int(m[8].replace(",", "")) == device["pfc_trigger"]["trigger_bytes"]
+        # 3 senders' PGs at the trigger each, and what arrived in the last step
+        assert (
+            3 * device["pfc_trigger"]["trigger_bytes"]
+            <= queue
+            < 3.1 * device["pfc_trigger"]["trigger_bytes"]
+        )
+        # `lossless simulate` (DCQCN on: nothing is cut before the first mark) agrees
+        code, out = cli(
+            "simulate", str(steep), "--device", f["device"], "--port", port,
+            "--duration", "0.2", "--format", "json",
+        )  # fmt: skip
+        run = json.loads(out)
+        assert run["pauses_before_marking"] is True
+        assert run["first_pause_us"] == pytest.approx(pause, abs=0.05)
+        if marked.startswith("the first marked frame leaves at "):
+            assert run["first_mark_us"] == pytest.approx(float(marked.split()[-2]), abs=0.05)
+        else:
+            assert run["first_mark_us"] is None or run["first_mark_us"] > pause
+
+
+def test_each_run_lasts_until_the_first_pause_must_have_come(steep):
+    """The bounded run finds the first pause a run five times longer finds, for every
+    scenario of the lab, planned and steep, and of pod-2048."""
+    for path in (LAB, steep, INVENTORIES / "pod-2048.yaml"):
+        plan = plan_fabric(load_inventory(str(path)))
+        events, _ = first_events(plan)
+        checked = set()
+        for (device, port), e in events.items():
+            sc = scenario(plan, device, port, None)
+            key = dynamics._order_free(sc)
+            if key in checked:
+                continue
+            checked.add(key)
+            bound = dynamics._duration(sc)
+            assert bound is not None and e.first_pause_us is not None
+            longer = simulate(sc, None, 5 * bound, step_s=dynamics.STEP_S)
+            assert longer.first_pause_s is not None
+            assert round(longer.first_pause_s * 1e6, 1) == e.first_pause_us, (device, port)
+
+
+def test_equal_scenarios_and_alike_switches_run_once():
+    plan = plan_fabric(load_inventory(str(INVENTORIES / "pod-2048.yaml")))
+    events, runs = first_events(plan)
+    assert len(events) == sum(
+        1 for d in plan.devices.values() for p in d.ports.values() if p.lossless and p.peer
+    )
+    assert runs == 3  # the leaves' server ports and uplinks, the spines' ports
+
+
+def test_a_port_its_senders_cannot_outrun_is_not_simulated():
+    """A 400G port fed by one 100G port: the queue never builds, nothing to judge."""
+    plan = plan_fabric(load_inventory(str(LAB)))
+    sc = scenario(plan, "leaf1", "Ethernet0", None)
+    import dataclasses
+
+    slow = dataclasses.replace(sc, senders=(dataclasses.replace(sc.senders[0], speed_bps=100e9),))
+    assert dynamics._duration(slow) is None
