@@ -79,8 +79,10 @@ def survey(path: Path) -> str:
             ll112[device] = f.severity
     first = [(k, e) for k, e in events.items() if e.pauses_first]
     said = sorted({ll112.get(k[0], "none") for k, _ in first})
+    verdicts = list(ll112.values())
     line = (
-        f"{len(events):>5} ports {runs:>3} runs {cpu:>5.2f} s: "
+        f"{len(events):>5} ports {runs:>3} runs {cpu:>5.2f} s; LL112 on "
+        f"{verdicts.count('error')} switches error, {verdicts.count('warning')} warning: "
         f"{len(first):>4} pause first (LL112 on them: {', '.join(said) or '-'})"
     )
     if first:
