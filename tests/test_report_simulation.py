@@ -24,6 +24,7 @@ from lossless.inventory import load_inventory
 from lossless.lint.runner import lint
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
+from lossless.report import charts
 from lossless.report.page import render_html
 from lossless.report.plan_compact import expand
 from lossless.report.view import build_report
@@ -138,7 +139,13 @@ def test_every_switch_has_its_worst_port_chart(lab_page):
     for name, d in page.devices.items():
         assert d["port"] == worst_port(fabric(LAB), name)
         assert d["label"] == f"simulated egress queue of {name} {d['port']} over time"
-        assert len(d["queue"].split()) > 100  # the queue over time, not a placeholder
+        # the queue over the whole run, its peak at the run's largest queue
+        points = [tuple(map(float, p.split(","))) for p in d["queue"].split()]
+        assert points[0][0] == charts.LEFT and points[-1][0] >= charts.RIGHT - 2
+        assert len(points) > 10
+        top = bytes_at(d["ticks"], min(y for y, _ in d["ticks"]))
+        peak = bytes_at(d["ticks"], min(y for _, y in points))
+        assert peak == pytest.approx(d["facts"]["queue_max_bytes"], abs=top / 192 * 0.11)
 
 
 def test_the_lines_sit_at_the_plans_kmin_kmax_and_trigger(lab_page):

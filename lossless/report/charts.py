@@ -397,6 +397,7 @@ def queue_chart(
     y_end, y_step = nice_ceiling(1.05 * highest)
     x = _linear(0, x_end, LEFT, RIGHT)
     y = _linear(0, y_end, BOTTOM, TOP)
+    points = [(x(t), y(b)) for t, b in samples]
     # the labels of close levels (Kmax just under T) side by side, not on top of each other
     shift = (RIGHT - LEFT) / max(1, len(levels))
     lines = [
@@ -422,5 +423,15 @@ def queue_chart(
         x_label="time (µs)",
         y_label="egress queue",
         lines=lines,
-        curves=[("queue", " ".join(f"{x(t)},{y(b)}" for t, b in samples))],
+        curves=[("queue", " ".join(f"{px},{py}" for px, py in _flat_runs_ends(points)))],
     )
+
+
+def _flat_runs_ends(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The polyline without the inner points of a flat run (the same height before and
+    after): the same line in fewer bytes (a drained queue is flat for most of a run)."""
+    return [
+        p
+        for i, p in enumerate(points)
+        if i in (0, len(points) - 1) or not points[i - 1][1] == p[1] == points[i + 1][1]
+    ]
