@@ -295,3 +295,27 @@ def test_a_hostile_device_name_is_escaped_in_the_simulation():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&lt;U+202E&gt;Ethernet252" in section
     assert "\u202e" not in html
     assert 'aria-label="simulated egress queue of &lt;script&gt;' in section
+
+
+def test_a_port_that_pauses_first_is_flagged_as_lint_flags_it(tmp_path):
+    """Kmax 3 MB with Pmax 1 % (docs/rules/examples.yaml's LL128): the report's worst ports
+    that pause first are on the switches LL128 names, and the card says so."""
+    inventory = tmp_path / "lab.yaml"
+    inventory.write_text(
+        LAB.read_text().replace(
+            "ecn: {preset: nvidia, max_bytes: 500000}",
+            "ecn: {preset: nvidia, max_bytes: 3000000, probability_percent: 1}",
+        )
+    )
+    code, _ = cli("report", str(inventory), "-o", str(tmp_path / "out"))
+    assert code == 0
+    html = (tmp_path / "out" / "index.html").read_text()
+    page = Sections(html)
+    pausing = sorted(n for n, d in page.devices.items() if d["facts"]["pauses_before_marking"])
+    assert pausing == ["leaf1", "leaf2", "leaf3", "spine2"]
+    for name in pausing:
+        facts = page.devices[name]["facts"]
+        assert facts["first_mark_us"] is None or facts["first_pause_us"] < facts["first_mark_us"]
+    assert "2 of 6 mark first" in html and "PFC before ECN: leaf[1:3], spine2" in html
+    code, out = cli("lint", str(inventory), "--select", "LL128", "--format", "json")
+    assert sorted(f["device"] for f in json.loads(out)) == pausing

@@ -132,11 +132,8 @@ def simulation_view(run: Run, duration_s: float) -> SimulationView:
         verdict, status = "no congestion reached Kmin", "ok"
     else:
         verdict, status = "ECN marks before PFC pauses, no drops", "ok"
-    levels = [
-        ("kmin", sc.kmin, f"Kmin {charts.si_bytes(sc.kmin)}"),
-        ("kmax", sc.kmax, f"Kmax {charts.si_bytes(sc.kmax)}"),
-        ("pfc", sc.trigger, f"T {charts.si_bytes(sc.trigger)}: PFC, one PG"),
-    ]
+    # on the chart a word each (the legend has the bytes): three labels fit side by side
+    levels = [("kmin", sc.kmin, "Kmin"), ("kmax", sc.kmax, "Kmax"), ("pfc", sc.trigger, "T (PFC)")]
     events = [
         (kind, seconds * 1e6, label)
         for kind, seconds, label in (
