@@ -1,7 +1,8 @@
 """Which port of a switch to simulate, and each distinct scenario run once.
 
 A switch's worst port (docs/simulate.md, "The worst port of a switch") is, among its lossless
-ports with a peer that at least one other such port sends into, the first by:
+ports with a peer and ECN that at least one other lossless port with a peer sends into, the
+first by:
 
 1. the most senders (its fan-in: every other lossless port with a peer, `scenario.fan_in`);
 2. the highest offered load, the senders' line rates added up over the port's own speed
@@ -57,6 +58,7 @@ def worst_port(fabric: FabricPlan, device_name: str) -> str | None:
     ports = fan_in(device, "")  # every lossless port with a peer
     if len(ports) < 2:
         return None
+    with_ecn = [i for i, p in enumerate(ports) if p.ecn]  # a port with no ECN is no scenario
     speeds = [p.speed_mbps for p in ports]
     total = sum(speeds)
     margins = [_margin(fabric, device, p) for p in ports]
@@ -71,7 +73,7 @@ def worst_port(fabric: FabricPlan, device_name: str) -> str | None:
         offered = (total - speeds[index]) / speeds[index] if speeds[index] else float("inf")
         return (-(len(ports) - 1), -offered, smallest_other(index), -(port.cable_m or 0.0), index)
 
-    return ports[min(range(len(ports)), key=key)].name
+    return ports[min(with_ecn, key=key)].name if with_ecn else None
 
 
 @dataclasses.dataclass(frozen=True)
