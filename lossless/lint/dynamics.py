@@ -11,8 +11,10 @@ first. The fluid model answers it for each port.
 Cost, bounded: congestion control is off (nothing is cut before the first mark, so the first
 mark and the first pause are the same as with DCQCN), each run lasts only until the first
 pause must have come (the pool filled at the senders' excess rate, `_duration`), ports are
-grouped so that each device builds one scenario per kind of port, and equal scenarios (the
-same numbers, whatever the names and the senders' order) run once. pod-2048: 2 runs.
+grouped so that each device builds one scenario per kind of port, alike switches are worked
+out once, and equal scenarios (the same numbers, whatever the names and the senders' order)
+run once. pod-2048: 3 runs (a leaf's server ports and uplinks, a spine's ports) for 6,144
+ports.
 """
 
 from __future__ import annotations
