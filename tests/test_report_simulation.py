@@ -319,3 +319,17 @@ def test_a_port_that_pauses_first_is_flagged_as_lint_flags_it(tmp_path):
     assert "2 of 6 mark first" in html and "PFC before ECN: leaf[1:3], spine2" in html
     code, out = cli("lint", str(inventory), "--select", "LL128", "--format", "json")
     assert sorted(f["device"] for f in json.loads(out)) == pausing
+
+
+def test_simulate_ms_sets_the_time_simulated(tmp_path):
+    code, _ = cli("report", str(LAB), "-o", str(tmp_path), "--simulate-ms", "0.2")
+    assert code == 0
+    html = (tmp_path / "index.html").read_text()
+    data = json.loads(html[html.index('id="report-data">') + 17 : html.rindex("</script>")])
+    runs = [d["simulation"] for d in data["devices"].values()]
+    assert {r["duration_us"] for r in runs} == {200.0}
+    assert "0.2 ms with DCQCN (6 distinct runs)" in html
+    chart = html[html.index('aria-label="simulated egress queue of leaf1') :]
+    chart = chart[: chart.index("</svg>")]
+    x_ticks = re.findall(r'text-anchor="middle">([0-9.]+)</text>', chart)
+    assert x_ticks[-1] == "200"  # the time axis ends where the run does
