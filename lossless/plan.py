@@ -128,6 +128,11 @@ class PortPlan:
     # the config line a parser read it from, or the inventory line that set it. Findings
     # about a fact point there; `source` is the fallback.
     sources: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
+    # Facts only one OS's config form states, by fact name, as its parser read them (SONiC:
+    # the queues on a lossless egress buffer profile, the fields of a lossless PG's buffer
+    # profile). Empty in a plan from an inventory: the OS's `expressed` derives them from what
+    # its renderer writes, and compares the two.
+    stated: dict[str, Any] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 def shared_parts(port: PortPlan) -> tuple:
@@ -270,6 +275,8 @@ class DevicePlan:
     # NX-OS (`priority level N`) serves a strict queue only while no strict queue of a lower
     # level has a frame. Empty: every strict queue at the one level (every plan, other OSes).
     strict_levels: dict[int, int] = field(default_factory=dict, metadata=NOT_IN_JSON)
+    # Device facts only one OS's config form states, as its parser read them (PortPlan.stated)
+    stated: dict[str, Any] = field(default_factory=dict, metadata=NOT_IN_JSON)
 
 
 @dataclass

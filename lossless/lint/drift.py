@@ -63,9 +63,26 @@ def _timers(value: Any) -> str:
 
 
 def _headroom_settings(value: Any) -> str:
+    """The inputs of a switch's own headroom computation; one the config leaves out (None)
+    is not set: the switch has no default for it."""
     mtu, small, shared, dynamic_th = value
-    pool = "shared headroom pool" if shared else "no shared headroom pool"
-    return f"lossless MTU {mtu}, {small}% small packets, {pool}, dynamic_th {dynamic_th}"
+    # (shared None: an OS that states the shared headroom pool as a fact of its own)
+    pool = (
+        ""
+        if shared is None
+        else ("shared headroom pool, " if shared else "no shared headroom pool, ")
+    )
+    small_text = NOT_SET if small is None else f"{small}%"
+    return (
+        f"lossless MTU {_plain(mtu)}, small packets {small_text}, {pool}"
+        f"dynamic_th {_plain(dynamic_th)}"
+    )
+
+
+def _queue_list(value: Any) -> str:
+    if value is None:
+        return NOT_SET
+    return "queue " + runs(list(value)) if value else "none"
 
 
 # fact -> (label, format of one value); facts whose values are keyed collections are compared
@@ -96,6 +113,8 @@ LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "wred_drop_queues": ("queues with WRED drop", _plain),
     "trust": ("QoS trust (what ingress traffic is classified by)", _plain),
     "headroom_settings": ("headroom model settings", _headroom_settings),
+    "egress_lossless_queues": ("lossless egress buffer profile", _queue_list),
+    "shared_headroom_pool": ("shared headroom pool", _plain),
 }
 
 
@@ -108,6 +127,11 @@ def _percent_entries(value: dict) -> dict[Any, str]:
     return {key: f"{entry}%" for key, entry in value.items()}
 
 
+def _text_entries(value: dict) -> dict[Any, str]:
+    """Entries that are already words (a buffer profile's or pool's fields)."""
+    return {key: NOT_SET if entry is None else str(entry) for key, entry in value.items()}
+
+
 def _queue_entries(value: list) -> dict[Any, str]:
     entries = {}
     for queue, scheduler, weight, lossless, traffic in value:
@@ -115,6 +139,8 @@ def _queue_entries(value: list) -> dict[Any, str]:
         if scheduler.startswith("strict"):  # a strict queue's weight, where an OS has one, is
             # its cap; "strict at priority level 2": below the highest level (NX-OS)
             how = scheduler if weight is None else f"{scheduler}, capped at {weight}%"
+        elif scheduler == "wrr":  # round robin by packets, the weight a share of packets
+            how = f"WRR (by packets), weight {weight}"
         else:
             how = f"DWRR{share}"
         entries[queue] = f"{how}{', lossless' if lossless else ''} ({traffic})"
@@ -147,6 +173,9 @@ KEYED: dict[str, tuple[str, str, Callable[[Any], dict[Any, str]]]] = {
     "headroom": ("PFC headroom", "PG", _headroom_entries),
     "ecn": ("ECN", "queue", _ecn_entries),
     "ecn_percent": ("ECN fill levels", "queue", _fill_entries),
+    # which PG's fill sends a pause on which priority (SONiC PFC_PRIORITY_TO_PRIORITY_GROUP_MAP)
+    "pfc_priority_to_pg": ("PFC priority to priority-group map", "priority", _map_entries),
+    "lossless_profile": ("lossless PG buffer profile", "PG", _text_entries),
 }
 
 
@@ -182,12 +211,22 @@ LOST_WITH_PFC_PORT = (
     "lossless",
     "cable_m",
     "headroom",
+    "lossless_profile",
+    "egress_lossless_queues",
     "ecn",
     "ecn_percent",
     "watchdog",
     "watchdog_enabled",
 )
-LOST_WITH_PFC_DEVICE = ("lossless_priorities", "watchdog_poll_ms", "watchdog_timers")
+LOST_WITH_PFC_DEVICE = (
+    "lossless_priorities",
+    "pfc_priority_to_pg",
+    "watchdog_poll_ms",
+    "watchdog_timers",
+)
+# A port fact a config does not state at all because another fact's line is missing or
+# wrong (a lossless profile without xoff is no lossless profile: SONiC) is that finding's.
+FOLDED_INTO = {"lossless_profile": "headroom"}
 # The switch-wide watchdog timers are compared where the watchdog runs: where the config
 # turns it off on a port the plan has it on, that is the finding (the timers the config
 # states are not "not set").
@@ -257,6 +296,14 @@ def _one_queue(parsed: DevicePlan, want: list, have: list | None) -> str | None:
     return parsed.sources.get(f"queues.{differ[0]}") if len(differ) == 1 else None
 
 
+def _said(vendor: Vendor, fact: str, have: Any, want: Any) -> str:
+    """The difference, and what the switch then does where its OS says (Vendor.consequences)."""
+    message = describe(fact, have, want)
+    consequence = vendor.consequences.get(fact)
+    said = consequence(have, want) if consequence is not None else None
+    return f"{message}: {said}" if said else message
+
+
 def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Finding]:
     """LL200 findings: every fact the OS can express whose parsed value differs from the plan
     (the plan in the OS's own terms where its vendor says how it renders it: `as_rendered`;
@@ -296,7 +343,7 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
                     or located(parsed, key),
                     "LL200",
                     "error",
-                    describe(key, have.get(key), want[key]),
+                    _said(vendor, key, have.get(key), want[key]),
                     parsed.name,
                 )
             )
@@ -321,8 +368,15 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
         for key in planned_port:
             if lost and key in LOST_WITH_PFC_PORT:
                 continue
-            if planned_port[key] != parsed_port[key]:
-                message = describe(key, parsed_port[key], planned_port[key])
+            folded = FOLDED_INTO.get(key)
+            if (
+                folded is not None
+                and parsed_port.get(key) is None
+                and planned_port.get(folded) != parsed_port.get(folded)
+            ):
+                continue  # not read at all, for the cause the other fact's finding names
+            if planned_port[key] != parsed_port.get(key):
+                message = _said(vendor, key, parsed_port.get(key), planned_port[key])
                 if key == "pfc_priorities" and lost:
                     message += _what_is_lost(lost)
                 findings.append(

@@ -173,13 +173,19 @@ def new_port(identity: DevicePlan | None, name: str, source: str, mtu: int = 0) 
 
 
 def queue_plan(
-    queue: int, strict: bool, weight: int | None, lossless_queues: set[int]
+    queue: int,
+    strict: bool,
+    weight: int | None,
+    lossless_queues: set[int],
+    shared: str = "dwrr",
 ) -> QueuePlan:
-    """A parsed queue: lossless ones carry RoCE, a strict one carries CNP, the rest default."""
+    """A parsed queue: lossless ones carry RoCE, a strict one carries CNP, the rest default.
+    A queue that is not strict shares by `shared`: "dwrr" (bytes), or "wrr" (packets) where
+    the OS states or defaults to it (SONiC: SAI's default scheduling type)."""
     lossless = queue in lossless_queues
     traffic = "roce" if lossless else ("cnp" if strict else "default")
     return QueuePlan(
-        queue, "strict" if strict else "dwrr", None if strict else weight, lossless, traffic
+        queue, "strict" if strict else shared, None if strict else weight, lossless, traffic
     )
 
 

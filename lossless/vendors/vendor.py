@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
@@ -72,6 +72,9 @@ class Vendor:
     # What rendering a device chose that its operator must hear (on stderr), or None: the
     # Cumulus release whose NVUE words were used when the inventory names none
     render_note: Callable[[DevicePlan], str | None] = _nothing_to_say
+    # What the switch does when a fact differs from the plan, where the drift finding must
+    # say it (fact -> function of (config's value, plan's value) giving the words, or None)
+    consequences: Mapping[str, Callable[[Any, Any], str | None]] = field(default_factory=dict)
 
     def parse(self, text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
         """A config's text as a device plan (on top of the hint: facts a config cannot hold).

@@ -26,4 +26,5 @@ VENDOR = Vendor(
     state_reader="lossless.vendors.sonic.state",
     # the ECMP seed as orchagent derives it from DEVICE_METADATA type (device_type.py)
     as_rendered=render.as_rendered,
+    consequences=render.CONSEQUENCES,
 )

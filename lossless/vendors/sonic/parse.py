@@ -63,7 +63,13 @@ from lossless.vendors.sonic.platform import (
     hardware_from_metadata,
     headroom_from_profile,
 )
-from lossless.vendors.sonic.render import HASH_FIELDS
+from lossless.vendors.sonic.render import (
+    EGRESS_LOSSLESS_PROFILE,
+    HASH_FIELDS,
+    LOSSLESS_POOL,
+    profile_text,
+    shared_headroom_pool,
+)
 
 DEFAULT_MTU = 9100
 DEFAULT_POLL_MS = 100
@@ -81,6 +87,9 @@ MAPS = (
         lambda k: k,
     ),
 )
+# PORT_QOS_MAP fields a lossless port binds like the first one's (MAPS, and the map of which
+# PG's fill sends a pause on which priority, SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP)
+PFC_TO_PG = ("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "pfc_to_pg_map")
 # WRED_PROFILE `ecn` modes that mark green packets (sonic-yang sonic-wred-profile, SAI
 # sai_ecn_mark_mode_t)
 GREEN_ECN = ("ecn_green", "ecn_green_yellow", "ecn_green_red", "ecn_all")
@@ -119,11 +128,13 @@ class _Reader:
         elif hardware is not None and hardware.match is not None:
             self.device.asic = hardware.match.asic
         self.dscp_map: str | None = None  # the DSCP_TO_TC_MAP bound, for the class lines
+        self.ratio_at = db.at("DEFAULT_LOSSLESS_BUFFER_PARAMETER")
         self.scope: list[PortPlan] = []  # the ports device-wide facts are read from
         self.dynamic = metadata.get("buffer_model") == DYNAMIC
         self.qos = _Keyed(db, "PORT_QOS_MAP")
         self.queues = _Keyed(db, "QUEUE")
         self.pgs = _Keyed(db, "BUFFER_PG")
+        self.buffer_queues = _Keyed(db, "BUFFER_QUEUE")
         self.watchdogs = _Keyed(db, "PFC_WD")
         self.profiles = db.table("BUFFER_PROFILE")
         self.wred = db.table("WRED_PROFILE")
@@ -154,36 +165,85 @@ class _Reader:
     # -- device-wide -----------------------------------------------------------------------
 
     def _settings(self) -> None:
+        """The inputs of buffermgrd's headroom computation and the shared headroom pool.
+
+        On a dynamic-model switch a setting the config leaves out is not set (stated as None):
+        SONiC has no default for it. buffer_headroom_mellanox.lua reads LOSSLESS_TRAFFIC_PATTERN
+        mtu and small_packet_percentage and computes with them (nil without them: the script
+        fails, calculateHeadroomSize logs 'Lua scripts for headroom calculation were not
+        executed successfully'), and buffermgrdyn.cpp refreshPgsForPort does nothing while
+        default_dynamic_th is empty ('Nothing to be done since either the buffer pool or
+        default threshold is not ready'): the lossless PGs get no headroom either way."""
         db, settings, sources = self.db, self.device.headroom_settings, self.device.sources
-        for key, pattern in db.table("LOSSLESS_TRAFFIC_PATTERN").items():
-            path = ("LOSSLESS_TRAFFIC_PATTERN", key)
+        mtu = small = dynamic_th = None
+        patterns = db.table("LOSSLESS_TRAFFIC_PATTERN")
+        pattern_path: tuple[str, ...] = ("LOSSLESS_TRAFFIC_PATTERN",)
+        for key, pattern in patterns.items():
+            path = pattern_path = ("LOSSLESS_TRAFFIC_PATTERN", key)
             if "mtu" in pattern:
-                settings.lossless_mtu = db.integer((*path, "mtu"), pattern["mtu"])
+                mtu = settings.lossless_mtu = db.integer((*path, "mtu"), pattern["mtu"])
             if "small_packet_percentage" in pattern:
-                settings.small_packet_percent = db.integer(
+                small = settings.small_packet_percent = db.integer(
                     (*path, "small_packet_percentage"), pattern["small_packet_percentage"]
                 )
             sources["headroom_settings"] = db.at(*path)
         ratio = None
+        parameter_path: tuple[str, ...] = ("DEFAULT_LOSSLESS_BUFFER_PARAMETER",)
         for key, parameters in db.table("DEFAULT_LOSSLESS_BUFFER_PARAMETER").items():
-            path = ("DEFAULT_LOSSLESS_BUFFER_PARAMETER", key)
+            path = parameter_path = ("DEFAULT_LOSSLESS_BUFFER_PARAMETER", key)
             if "default_dynamic_th" in parameters:
-                settings.dynamic_th = db.integer(
+                dynamic_th = settings.dynamic_th = db.integer(
                     (*path, "default_dynamic_th"), parameters["default_dynamic_th"]
                 )
             if "over_subscribe_ratio" in parameters:
                 ratio = db.integer(
                     (*path, "over_subscribe_ratio"), parameters["over_subscribe_ratio"]
                 )
+                self.ratio_at = db.at(*path, "over_subscribe_ratio")
             sources.setdefault("headroom_settings", db.at(*path))
-        pool = db.table("BUFFER_POOL").get("ingress_lossless_pool", {})
+        pool = db.table("BUFFER_POOL").get(LOSSLESS_POOL, {})
         pool_xoff = (
-            db.integer(("BUFFER_POOL", "ingress_lossless_pool", "xoff"), pool["xoff"])
+            db.integer(("BUFFER_POOL", LOSSLESS_POOL, "xoff"), pool["xoff"])
             if pool.get("xoff")
             else 0
         )
         settings.shared_headroom_pool = bool(pool_xoff) or bool(ratio)
         settings.over_subscribe_ratio = ratio
+        if self.dynamic:
+            self.device.stated["headroom_settings"] = (
+                mtu,
+                small,
+                settings.shared_headroom_pool,
+                dynamic_th,
+            )
+            # a finding about a setting left out points at the entry that should state it
+            if mtu is None or small is None:
+                sources["headroom_settings"] = db.at(*pattern_path)
+            elif dynamic_th is None:
+                sources["headroom_settings"] = db.at(*parameter_path)
+        self._pool(pool, pool_xoff, ratio)
+
+    def _pool(self, pool: dict[str, Any], xoff: int, ratio: int | None) -> None:
+        """The shared headroom pool as the switch takes it (render.shared_headroom_pool). A
+        stated ingress_lossless_pool xoff sizes it whatever the ratio says (buffermgrdyn.cpp
+        refreshSharedHeadroomPool: 'enabled by size -> config or remove ratio: no action';
+        buffer_pool_mellanox.lua divides by the ratio only when xoff is 0); with only a ratio,
+        buffermgrd sizes it (the PGs' xoff less the private headroom, over the ratio). A pool
+        entry without `type` is not created (SAI mandatory on create). Its `mode` does not
+        change the lossless PGs: bufferorch sets a profile's threshold mode from its own
+        dynamic_th (and SAI's default pool mode is dynamic, saibuffer.h)."""
+        db, device = self.db, self.device
+        ratio = ratio if self.dynamic else None  # buffermgrd reads it in the dynamic model only
+        untyped = bool(pool) and "type" not in pool
+        text = shared_headroom_pool(xoff or None, ratio, untyped)
+        if text == "off":
+            return
+        device.stated["shared_headroom_pool"] = text
+        if untyped or not xoff:
+            where = db.at("BUFFER_POOL", LOSSLESS_POOL) if pool else self.ratio_at
+        else:
+            where = db.at("BUFFER_POOL", LOSSLESS_POOL, "xoff")
+        device.sources["shared_headroom_pool"] = where
 
     def device_plan(self) -> DevicePlan:
         device, db = self.device, self.db
@@ -228,6 +288,34 @@ class _Reader:
                 if attribute == "dscp_to_tc":
                     self.dscp_map = map_name
             setattr(maps, attribute, mapping)
+        self._pfc_to_pg(first, bindings)
+
+    def _pfc_to_pg(self, first: PortPlan | None, bindings: dict[str, Any]) -> None:
+        """Which PG's fill sends a pause on which priority: the PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
+        the first lossless port binds, as it lists them ({} when none is bound: SAI binds no map,
+        SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP default SAI_NULL_OBJECT_ID, saiport.h;
+        what the ASIC then pauses on is not SAI's to say). render.expressed judges it where the
+        ASIC takes the map (NVIDIA Spectrum; Broadcom SAI does not support it)."""
+        db, sources = self.db, self.device.sources
+        table, field = PFC_TO_PG
+        name = bindings.get(field)
+        mapping: dict[int, int] = {}
+        entries = db.table(table).get(reference(name)) if isinstance(name, str) else None
+        if entries is not None:
+            map_name = reference(str(name))
+            for key, value in entries.items():
+                path = (table, map_name, key)
+                priority, pg = db.integer(path, key), db.integer(path, value)
+                if priority not in range(8) or pg not in range(8):
+                    raise db.error(path, f"{table} maps a PFC priority 0-7 to a PG 0-7")
+                mapping[priority] = pg
+            sources["pfc_priority_to_pg"] = db.at(table, map_name)
+        elif first is not None:  # where the binding is, or should be
+            key = self._qos_entry(first.name)[0] or first.name
+            sources["pfc_priority_to_pg"] = db.at(
+                "PORT_QOS_MAP", key, *((field,) if field in bindings else ())
+            )
+        self.device.stated["pfc_priority_to_pg"] = mapping
 
     def _one_qos_per_switch(self, first: PortPlan, lossless: list[PortPlan]) -> None:
         """A plan has one set of QoS maps and one egress scheduling per switch, read from the
@@ -235,7 +323,7 @@ class _Reader:
         at its entry (judged by the first port's, its own would be dropped unread)."""
         db = self.db
         _, bindings = self._qos_entry(first.name)
-        want = {f: bindings.get(f) for _, _, f, _, _ in MAPS}
+        want = {f: bindings.get(f) for f in [*(m[2] for m in MAPS), PFC_TO_PG[1]]}
         schedulers = self._schedulers(first.name)
         for port in lossless:
             key, own = self._qos_entry(port.name)
@@ -281,6 +369,7 @@ class _Reader:
         schedulers = db.table("SCHEDULER")
         lossless = {device.maps.pfc_priority_to_queue.get(p, p) for p in device.lossless_priorities}
         queues: dict[int, QueuePlan] = {}
+        untyped: str | None = None
         for key, index, fields in self.queues.of(port.name):
             if "scheduler" not in fields:
                 continue
@@ -291,10 +380,19 @@ class _Reader:
                 if "weight" in scheduler
                 else 0
             )
-            strict = scheduler.get("type") == "STRICT"
+            # qosorch.cpp (handleSchedulerTable) hands SAI a scheduling type only where `type`
+            # is stated: without it the scheduler is SAI's default, SAI_SCHEDULING_TYPE_WRR
+            # (saischeduler.h), round robin by packets, not DWRR's by bytes
+            kind = scheduler.get("type")
+            strict = kind == "STRICT"
+            shared = "wrr" if kind in (None, "WRR") else "dwrr"
             for queue in self._indices(("QUEUE", key), index):
-                queues[queue] = queue_plan(queue, strict, weight, lossless)
+                queues[queue] = queue_plan(queue, strict, weight, lossless, shared)
             device.sources.setdefault("queues", db.at("QUEUE", key, "scheduler"))
+            if kind is None and name in schedulers and untyped is None:
+                untyped = db.at("SCHEDULER", name)  # the entry that should state its type
+        if untyped is not None:
+            device.sources["queues"] = untyped
         if queues:
             device.queues = [queues[q] for q in sorted(queues)]
 
@@ -382,6 +480,8 @@ class _Reader:
             port.cable_m = float(text[:-1])
             sources["cable_m"] = db.at(*path)
         port.headroom = self._headroom(port)
+        if port.lossless:
+            self._egress(port)
         self._ecn(port)
         port.watchdog = self._port_watchdog(port, key, qos)
         return port
@@ -401,6 +501,10 @@ class _Reader:
             elif profile is not None and "xoff" in profile:
                 values = self._profile_headroom(name, profile)
                 model, where = HEADROOM_FROM_CONFIG, db.at("BUFFER_PROFILE", name, "xoff")
+                text = self._profile_text(name, profile)
+                for pg in self._indices(("BUFFER_PG", key), index):
+                    port.stated.setdefault("lossless_profile", {})[pg] = text
+                port.sources.setdefault("lossless_profile", db.at("BUFFER_PROFILE", name))
             else:  # a lossy profile, or NULL (no headroom at all) on a traditional switch
                 if name == NULL_PROFILE:
                     port.sources.setdefault("headroom", db.at("BUFFER_PG", key))
@@ -410,14 +514,57 @@ class _Reader:
                 result.append(HeadroomPlan(pg, *values, model=model, derivation=where))
         return sorted(result, key=lambda h: h.priority_group)
 
+    def _broadcom(self, profile: dict[str, Any]) -> bool:
+        asic = self.device.asic
+        return broadcom_form(asic) or (asic_vendor(asic) is None and "xon_offset" in profile)
+
+    def _profile_text(self, name: str, profile: dict[str, Any]) -> str:
+        """The fields of a lossless PG's static profile beside its headroom (render.profile_text):
+        each is a SAI attribute bufferorch sets (pool, size, dynamic_th are mandatory on create:
+        a profile without one is not created; xon is SAI_BUFFER_PROFILE_ATTR_XON_TH, default 0,
+        saibuffer.h)."""
+        path = ("BUFFER_PROFILE", name)
+        fields: dict[str, str] = {}
+        if "pool" in profile:
+            fields["pool"] = reference(self.db.text((*path, "pool"), profile["pool"]))
+        for field in ("size", "xon", "dynamic_th", "static_th"):
+            if field in profile:
+                fields[field] = str(self.db.integer((*path, field), profile[field]))
+        return profile_text(fields, self._broadcom(profile))
+
+    def _egress(self, port: PortPlan) -> None:
+        """The queues of a lossless port on the egress lossless profile (BUFFER_QUEUE). Every
+        SKU's buffer template defines `egress_lossless_profile` for the lossless queues and
+        `egress_lossy_profile` for the others (bi:files/build_templates/buffers_config.j2);
+        a queue on another profile, or on none, is admitted by a lossy egress limit, where PFC
+        does not apply: it drops once the limit is reached."""
+        db, queues = self.db, []
+        lossless_at: str | None = None
+        other_at: str | None = None
+        for key, index, fields in self.buffer_queues.of(port.name):
+            if "profile" not in fields:
+                continue
+            name = reference(db.text(("BUFFER_QUEUE", key, "profile"), fields["profile"]))
+            if name == EGRESS_LOSSLESS_PROFILE:
+                queues += self._indices(("BUFFER_QUEUE", key), index)
+                lossless_at = lossless_at or db.at("BUFFER_QUEUE", key)
+            else:
+                other_at = other_at or db.at("BUFFER_QUEUE", key)
+        port.stated["egress_lossless_queues"] = sorted(set(queues))
+        # where the lossless queue's entry is, or should be
+        port.sources["egress_lossless_queues"] = (
+            lossless_at
+            or other_at
+            or (db.at("BUFFER_QUEUE") if db.table("BUFFER_QUEUE") else port.source)
+        )
+
     def _profile_headroom(self, name: str, profile: dict[str, Any]) -> tuple[int, int, int]:
         numbers: dict[str, int] = {
             field: self.db.integer(("BUFFER_PROFILE", name, field), profile[field])
             for field in ("xon", "xoff", "size", "xon_offset")
             if field in profile
         }
-        asic = self.device.asic
-        broadcom = broadcom_form(asic) or (asic_vendor(asic) is None and "xon_offset" in numbers)
+        broadcom = self._broadcom(numbers)
         return headroom_from_profile(
             numbers, broadcom, self.device.headroom_settings.shared_headroom_pool
         )

@@ -150,6 +150,43 @@ def lossless_profiles(device: DevicePlan) -> dict[str, dict[str, str]]:
     return profiles
 
 
+NOT_SET = "not set"
+
+
+def profile_text(fields: dict[str, str], broadcom: bool) -> str:
+    """A lossless PG's static buffer profile beside its headroom, in words: what the parser
+    reads and the renderer writes are compared as this text. Its pool and threshold, and in
+    Broadcom's form the PG's guaranteed `size` and its `xon` (the resume floor: the PG resumes
+    below max(xon, limit - xon_offset), SAI_BUFFER_PROFILE_ATTR_XON_TH, default 0,
+    saibuffer.h). On NVIDIA `size` and `xon` are the headroom itself, compared as headroom."""
+    parts = [f"pool {fields.get('pool', NOT_SET)}"]
+    if broadcom:
+        size = fields.get("size")
+        parts.append(f"guaranteed size {NOT_SET if size is None else size + ' B'}")
+        parts.append(f"xon {fields.get('xon', '0')} B")
+    if "dynamic_th" in fields:
+        parts.append(f"dynamic_th {fields['dynamic_th']}")
+    elif "static_th" in fields:
+        parts.append(f"static_th {fields['static_th']} B")
+    else:
+        parts.append(f"threshold {NOT_SET}")
+    return ", ".join(parts)
+
+
+def shared_headroom_pool(xoff: int | None, ratio: int | None, untyped: bool = False) -> str:
+    """ingress_lossless_pool's shared headroom pool as the switch takes it, in words (parse
+    and render compare it): the stated xoff, else sized by buffermgrd from the over-subscribe
+    ratio (dynamic model), else off; a pool entry without `type` is not created at all
+    (SAI_BUFFER_POOL_ATTR_TYPE is mandatory on create, saibuffer.h)."""
+    if untyped:
+        return f"{LOSSLESS_POOL} not created (no type)"
+    if xoff:
+        return f"{xoff} B"
+    if ratio:
+        return f"sized by buffermgrd from over_subscribe_ratio {ratio}"
+    return "off"
+
+
 def _pg_runs(pgs: list[int]) -> list[str]:
     """[3, 4, 6] -> ['3-4', '6']: buffermgrd's keys for runs of lossless PGs."""
     runs: list[list[int]] = []
@@ -410,6 +447,7 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             "ecmp_udp_source_port",
         ),
     )
+    _buffer_facts(device, facts)
     seed = device.ecmp.seed if device.from_config else as_rendered(device).ecmp.seed
     if seed is not None:  # the tier type's seed, where a plan owns it or a config says
         facts["ecmp_seed"] = seed
@@ -438,6 +476,154 @@ def expressed(device: DevicePlan) -> dict[str, Any]:
             stated = [(h.priority_group, *values) for h in port.headroom]
         facts["ports"][port.name]["headroom"] = sorted(stated)
     return facts
+
+
+def _pfc_to_pg_judged(
+    mapping: dict[int, int], lossless: list[int], tc_to_pg: dict[int, int]
+) -> dict[int, int | None]:
+    """The PFC priority to PG map where it acts on lossless traffic: the PG of each lossless
+    priority (None: the map has none for it), and every priority the map gives a lossless PG
+    (the PGs that fill with lossless traffic and pause)."""
+    pgs = {tc_to_pg.get(p, 0) for p in lossless}
+    judged: dict[int, int | None] = {p: mapping.get(p) for p in lossless}
+    judged.update({p: pg for p, pg in mapping.items() if pg in pgs})
+    return judged
+
+
+def _lossless_queues(device: DevicePlan) -> set[int]:
+    """The queues PFC pauses: each lossless priority's (MAP_PFC_PRIORITY_TO_QUEUE)."""
+    mapping = device.maps.pfc_priority_to_queue
+    return {mapping.get(p, p) for p in device.lossless_priorities}
+
+
+def _buffer_facts(device: DevicePlan, facts: dict[str, Any]) -> None:
+    """What SONiC's buffer tables state beyond the plan's neutral facts: which PG's fill
+    pauses which priority (NVIDIA Spectrum and the VS only: Broadcom SAI does not support the
+    map, and SONiC renders it for mellanox and barefoot, bi:files/build_templates/
+    qos_config.j2), the lossless queues' egress profile, the lossless PGs' static profiles
+    and ingress_lossless_pool. A parsed config states them (DevicePlan.stated and
+    PortPlan.stated, as the parser read them); a plan's are what render writes."""
+    parsed = device.from_config
+    # a config whose hardware is not known says it is for such an ASIC by binding the map
+    if device_uses_pfc_to_pg(device) or (parsed and device.stated.get("pfc_priority_to_pg")):
+        mapping = (
+            device.stated.get("pfc_priority_to_pg", {})
+            if parsed
+            else {p: device.maps.tc_to_pg[p] for p in device.lossless_priorities}
+        )
+        facts["pfc_priority_to_pg"] = _pfc_to_pg_judged(
+            mapping, device.lossless_priorities, device.maps.tc_to_pg
+        )
+    settings = device.headroom_settings
+    if parsed:
+        facts["shared_headroom_pool"] = device.stated.get("shared_headroom_pool", "off")
+        if "headroom_settings" in device.stated:  # dynamic model: what the config leaves out
+            facts["headroom_settings"] = device.stated["headroom_settings"]
+    else:
+        dynamic = buffer_model(device.asic) == DYNAMIC
+        facts["shared_headroom_pool"] = (
+            shared_headroom_pool(
+                device.budget.shared_headroom_pool_bytes,
+                device.budget.over_subscribe_ratio if dynamic else None,
+            )
+            if settings.shared_headroom_pool
+            else "off"
+        )
+    # the shared headroom pool is its own fact here (shared_headroom_pool): one finding
+    mtu, small, _, dynamic_th = facts["headroom_settings"]
+    facts["headroom_settings"] = (mtu, small, None, dynamic_th)
+    profiles = None if parsed or renders_null(device) else lossless_profiles(device)
+    broadcom = broadcom_form(device.asic)
+    # the lossless queues on egress_lossless_profile (another queue on it carries nothing
+    # lossless and is not judged): all of them where the plan renders the BUFFER_QUEUE entry
+    lossless = _lossless_queues(device)
+    for port in device.ports.values():
+        entry = facts["ports"][port.name]
+        if parsed:
+            egress = port.stated.get("egress_lossless_queues", [])
+            entry["egress_lossless_queues"] = (
+                sorted(lossless & set(egress)) if port.lossless else None
+            )
+            entry["lossless_profile"] = port.stated.get("lossless_profile")
+            continue
+        entry["egress_lossless_queues"] = sorted(lossless) if port.lossless else None
+        entry["lossless_profile"] = None
+        if profiles is not None and port.lossless and port.headroom:
+            text = profile_text(profiles[buffer_profile_name(device, port)], broadcom)
+            entry["lossless_profile"] = {h.priority_group: text for h in port.headroom}
+
+
+def _schedules_by_packets(have: Any, want: Any) -> str | None:
+    if not any(q[1] == "wrr" for q in have or []):
+        return None
+    return (
+        "a SCHEDULER without type is SAI's default, SAI_SCHEDULING_TYPE_WRR (qosorch.cpp "
+        "sets the type only where stated; saischeduler.h), which shares by packets: a queue "
+        "of small packets gets less of the link than its weight, and SAIs without WRR refuse "
+        "the scheduler"
+    )
+
+
+def _headroom_inputs(have: Any, want: Any) -> str | None:
+    if have is None:
+        return None
+    mtu, small, _, dynamic_th = have
+    missing = []
+    if mtu is None or small is None:
+        missing.append(
+            "buffermgrd's headroom plugin computes with LOSSLESS_TRAFFIC_PATTERN mtu and "
+            "small_packet_percentage and fails without them (buffer_headroom_mellanox.lua)"
+        )
+    if dynamic_th is None:
+        missing.append(
+            "buffermgrd sizes no lossless PG while default_dynamic_th is not set "
+            "(buffermgrdyn.cpp refreshPgsForPort)"
+        )
+    if not missing:
+        return None
+    return "; ".join(missing) + ": the lossless PGs get no headroom"
+
+
+def _egress_drops(have: Any, want: Any) -> str:
+    return (
+        "a lossless queue not on egress_lossless_profile is admitted by a lossy egress limit, "
+        "where PFC does not hold it: it drops when the limit is reached"
+    )
+
+
+def _pfc_to_pg_effect(have: Any, want: Any) -> str:
+    return (
+        "the PG a lossless priority's traffic fills sends the pause on the priorities this map "
+        "gives it (SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP): a priority not mapped "
+        "to its own PG is not paused and drops when the PG's headroom is full"
+    )
+
+
+def _profile_effect(have: Any, want: Any) -> str | None:
+    texts = list((have or {}).values())
+    if any(NOT_SET in text for text in texts):
+        return (
+            "bufferorch cannot create the profile without pool, size and threshold (SAI "
+            "mandatory on create), so the PG has no lossless profile"
+        )
+    return None
+
+
+def _pool_effect(have: Any, want: Any) -> str | None:
+    if "not created" in str(have):
+        return "bufferorch creates no pool, and the lossless profiles in it fail"
+    return "the lossless PGs' xoff is taken from the shared headroom pool"
+
+
+# What the switch does when one of these facts differs (drift says it after the difference)
+CONSEQUENCES = {
+    "queues": _schedules_by_packets,
+    "headroom_settings": _headroom_inputs,
+    "egress_lossless_queues": _egress_drops,
+    "pfc_priority_to_pg": _pfc_to_pg_effect,
+    "lossless_profile": _profile_effect,
+    "shared_headroom_pool": _pool_effect,
+}
 
 
 def _switch_table_reason(field: str, values: str) -> str:
