@@ -17,7 +17,14 @@ What the config leaves out takes SONiC's default (sources in docs/vendors/sonic.
   PFC_WD|GLOBAL (swss:orchagent/orchdaemon.cpp PFC_WD_POLL_MSECS), action drop
   (pfcwdorch.cpp);
 * buffer model traditional without DEVICE_METADATA buffer_model (buffermgrd.sh starts the
-  dynamic mode only for "dynamic").
+  dynamic mode only for "dynamic");
+* a SCHEDULER without `type`: SAI's default, SAI_SCHEDULING_TYPE_WRR (qosorch.cpp sets the
+  type only where stated; saischeduler.h);
+* a lossless profile's `xon`: 0 (SAI_BUFFER_PROFILE_ATTR_XON_TH default); its pool, size and
+  threshold, and ingress_lossless_pool's type, have none (mandatory on create);
+* on a dynamic-model switch, LOSSLESS_TRAFFIC_PATTERN mtu and small_packet_percentage and
+  DEFAULT_LOSSLESS_BUFFER_PARAMETER default_dynamic_th have none either: without them
+  buffermgrd sizes no lossless PG (read as not set, never the plan's).
 A lossless PG whose profile is "NULL" (or a `headroom_type: dynamic` profile) on a
 dynamic-model switch is sized by the switch (HEADROOM_BY_SWITCH); on a traditional switch a
 NULL profile is a reference bufferorch cannot resolve: no headroom. ASIC from DEVICE_METADATA
@@ -152,6 +159,13 @@ class _Reader:
             raise self.db.error(path, f"expected an index or a range like 3-4, not {text!r}")
         first, last = int(match.group(1)), int(match.group(2) or match.group(1))
         return list(range(first, last + 1))
+
+    def _queue_indices(self, path: tuple[str, ...], text: str) -> list[int]:
+        """A BUFFER_QUEUE key's queues as bufferorch reads them (Orch::parseIndexRange): a
+        range, else the number stoul reads from the start, so a list like `3,4` is queue 3
+        alone (older configs write one; YANG's qindex pattern has no commas)."""
+        leading = re.match(r"\d{1,2}(?=,)", text)
+        return [int(leading.group())] if leading else self._indices(path, text)
 
     def _qos_entry(self, port: str) -> tuple[str | None, dict[str, Any]]:
         """The port's PORT_QOS_MAP fields (entries naming it merged in file order) and the key
@@ -546,7 +560,7 @@ class _Reader:
                 continue
             name = reference(db.text(("BUFFER_QUEUE", key, "profile"), fields["profile"]))
             if name == EGRESS_LOSSLESS_PROFILE:
-                queues += self._indices(("BUFFER_QUEUE", key), index)
+                queues += self._queue_indices(("BUFFER_QUEUE", key), index)
                 lossless_at = lossless_at or db.at("BUFFER_QUEUE", key)
             else:
                 other_at = other_at or db.at("BUFFER_QUEUE", key)
