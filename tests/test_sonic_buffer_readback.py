@@ -147,6 +147,15 @@ def test_a_pfc_priority_left_out_of_the_map_is_not_set(run, tmp_path):
     assert "priority 4: 3 in the config, not set in the plan" in finding["message"]
 
 
+def test_another_priority_mapped_to_the_lossless_pg_pauses_it_too(run, tmp_path):
+    db = _golden("lab/leaf1.json")
+    db["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ROCE"]["5"] = "3"
+    code, findings, _ = _lint(run, tmp_path, LAB, db, "leaf1")
+    assert code == 1
+    finding = _one(findings, "priority 5: 3 in the config, not set in the plan")
+    assert "also pauses priority 5, which is not lossless here" in finding["message"]
+
+
 def test_a_lossless_port_without_the_pfc_to_pg_binding_is_refused(run, tmp_path):
     """One binding per switch is judged (the first lossless port's): a lossless port that
     binds none where the others bind ROCE is bad input at its entry."""

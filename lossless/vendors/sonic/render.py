@@ -592,11 +592,17 @@ def _egress_drops(have: Any, want: Any) -> str:
 
 
 def _pfc_to_pg_effect(have: Any, want: Any) -> str:
-    return (
-        "the PG a lossless priority's traffic fills sends the pause on the priorities this map "
-        "gives it (SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP): a priority not mapped "
-        "to its own PG is not paused and drops when the PG's headroom is full"
-    )
+    """A PG sends the pause on the priorities the map gives it
+    (SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP)."""
+    have, want = have or {}, want or {}
+    if any(have.get(p) != pg for p, pg in want.items()):
+        return (
+            "the PG a lossless priority's traffic fills sends the pause on the priorities this "
+            "map gives it: a lossless priority not mapped to its own PG is not paused and drops "
+            "when the PG's headroom is full"
+        )
+    extra = ", ".join(str(p) for p in sorted(set(have) - set(want)))
+    return f"the lossless PG's fill also pauses priority {extra}, which is not lossless here"
 
 
 def _profile_effect(have: Any, want: Any) -> str | None:
