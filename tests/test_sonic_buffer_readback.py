@@ -305,6 +305,20 @@ def test_the_broadcom_shared_headroom_pool_is_read(run, tmp_path, broadcom, chan
     assert finding["line"] == _line(path, line, after='"BUFFER_POOL"')
 
 
+def test_a_broadcom_pool_without_xoff_is_one_finding_at_the_pool(run, tmp_path, broadcom):
+    """Without a shared headroom pool each lossless PG reserves its whole xoff (the PGs'
+    reserved size follows the pool): one finding at the pool's entry says so, not one per PG."""
+    inventory, rendered = broadcom
+    db = json.loads(json.dumps(rendered))
+    del db["BUFFER_POOL"]["ingress_lossless_pool"]["xoff"]
+    code, findings, path = _lint(run, tmp_path, inventory, db, "leaf1")
+    assert code == 1
+    [finding] = [f for f in findings if f["rule"] == "LL200"]
+    assert finding["message"].startswith("shared headroom pool is off in the config")
+    assert "reserves its whole xoff itself" in finding["message"]
+    assert finding["line"] == _line(path, '"ingress_lossless_pool"', after='"BUFFER_POOL"')
+
+
 def test_a_broadcom_pool_without_mode_is_sais_default_dynamic(run, tmp_path, broadcom):
     inventory, rendered = broadcom
     db = json.loads(json.dumps(rendered))

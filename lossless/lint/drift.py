@@ -288,6 +288,11 @@ def _what_is_lost(lost: list[int]) -> str:
     )
 
 
+def _without_size(headroom: list | None) -> list:
+    """A port's headroom without each PG's reserved size (what the shared headroom pool sets)."""
+    return [entry[:3] for entry in headroom or []]
+
+
 def _one_queue(parsed: DevicePlan, want: list, have: list | None) -> str | None:
     """Where the config states the one queue whose scheduling differs from the plan's (its
     `queues.N` source: the line that schedules it, or its block), when one queue differs."""
@@ -322,6 +327,11 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
         _watchdog_off(wanted, have["ports"][name])
         for name, wanted in want["ports"].items()
         if name in have["ports"]
+    )
+    # a PG's reserved headroom (size) is xon with a shared headroom pool and xon + xoff
+    # without one: where the config's pool differs, that finding says it, not every PG's
+    pool_differs = "shared_headroom_pool" in want and want["shared_headroom_pool"] != have.get(
+        "shared_headroom_pool"
     )
     for key in sorted(set(want) - {"ports"}):
         if lost_anywhere and key in LOST_WITH_PFC_DEVICE:
@@ -375,6 +385,12 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
                 and planned_port.get(folded) != parsed_port.get(folded)
             ):
                 continue  # not read at all, for the cause the other fact's finding names
+            if (
+                key == "headroom"
+                and pool_differs
+                and _without_size(planned_port[key]) == _without_size(parsed_port.get(key))
+            ):
+                continue
             if planned_port[key] != parsed_port.get(key):
                 message = _said(vendor, key, parsed_port.get(key), planned_port[key])
                 if key == "pfc_priorities" and lost:

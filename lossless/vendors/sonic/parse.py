@@ -249,14 +249,16 @@ class _Reader:
         db, device = self.db, self.device
         ratio = ratio if self.dynamic else None  # buffermgrd reads it in the dynamic model only
         untyped = bool(pool) and "type" not in pool
+        if not pool and not ratio:
+            return  # off, and no entry says so: the default where the plan has none either
         text = shared_headroom_pool(xoff or None, ratio, untyped)
-        if text == "off":
-            return
         device.stated["shared_headroom_pool"] = text
-        if untyped or not xoff:
-            where = db.at("BUFFER_POOL", LOSSLESS_POOL) if pool else self.ratio_at
-        else:
+        if xoff and not untyped:
             where = db.at("BUFFER_POOL", LOSSLESS_POOL, "xoff")
+        elif pool or not ratio:  # the pool's entry, where its xoff is or should be
+            where = db.at("BUFFER_POOL", LOSSLESS_POOL)
+        else:
+            where = self.ratio_at
         device.sources["shared_headroom_pool"] = where
 
     def device_plan(self) -> DevicePlan:

@@ -618,7 +618,11 @@ def _profile_effect(have: Any, want: Any) -> str | None:
 def _pool_effect(have: Any, want: Any) -> str | None:
     if "not created" in str(have):
         return "bufferorch creates no pool, and the lossless profiles in it fail"
-    return "the lossless PGs' xoff is taken from the shared headroom pool"
+    if have == "off":
+        return "each lossless PG then reserves its whole xoff itself, beside its xon"
+    if want == "off":
+        return "the lossless PGs' xoff is then taken from a shared headroom pool"
+    return "the lossless PGs' xoff is taken from the shared headroom pool, of this size"
 
 
 # What the switch does when one of these facts differs (drift says it after the difference)
