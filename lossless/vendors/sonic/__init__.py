@@ -4,6 +4,7 @@ render: the plan in its terms (templates/sonic/); parse: a config back into a pl
 diff: a running config to ours, and what each change does to traffic;
 config_db: config_db.json read as untrusted input, with line marks;
 platform: the buffer model and profile forms per ASIC vendor;
+buffer_terms: buffer settings in words, and what a difference in them does;
 yang: our output checked against SONiC's YANG models (libyang)
 """
 

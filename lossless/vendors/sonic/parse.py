@@ -60,6 +60,11 @@ from lossless.vendors.skeleton import (
     skeleton_device,
     unknown_hardware,
 )
+from lossless.vendors.sonic.buffer_terms import (
+    LOSSLESS_POOL,
+    profile_text,
+    shared_headroom_pool,
+)
 from lossless.vendors.sonic.config_db import ConfigDb, load_config_db, reference
 from lossless.vendors.sonic.device_type import SOURCE as SEED_SOURCE
 from lossless.vendors.sonic.device_type import is_whole_config, seed_of
@@ -70,13 +75,7 @@ from lossless.vendors.sonic.platform import (
     hardware_from_metadata,
     headroom_from_profile,
 )
-from lossless.vendors.sonic.render import (
-    EGRESS_LOSSLESS_PROFILE,
-    HASH_FIELDS,
-    LOSSLESS_POOL,
-    profile_text,
-    shared_headroom_pool,
-)
+from lossless.vendors.sonic.render import EGRESS_LOSSLESS_PROFILE, HASH_FIELDS
 
 DEFAULT_MTU = 9100
 DEFAULT_POLL_MS = 100
@@ -238,7 +237,7 @@ class _Reader:
         self._pool(pool, pool_xoff, ratio)
 
     def _pool(self, pool: dict[str, Any], xoff: int, ratio: int | None) -> None:
-        """The shared headroom pool as the switch takes it (render.shared_headroom_pool). A
+        """The shared headroom pool as the switch takes it (buffer_terms.shared_headroom_pool). A
         stated ingress_lossless_pool xoff sizes it whatever the ratio says (buffermgrdyn.cpp
         refreshSharedHeadroomPool: 'enabled by size -> config or remove ratio: no action';
         buffer_pool_mellanox.lua divides by the ratio only when xoff is 0); with only a ratio,
@@ -535,10 +534,10 @@ class _Reader:
         return broadcom_form(asic) or (asic_vendor(asic) is None and "xon_offset" in profile)
 
     def _profile_text(self, name: str, profile: dict[str, Any]) -> str:
-        """The fields of a lossless PG's static profile beside its headroom (render.profile_text):
-        each is a SAI attribute bufferorch sets (pool, size, dynamic_th are mandatory on create:
-        a profile without one is not created; xon is SAI_BUFFER_PROFILE_ATTR_XON_TH, default 0,
-        saibuffer.h)."""
+        """The fields of a lossless PG's static profile beside its headroom, in words
+        (buffer_terms.profile_text). Each is a SAI attribute bufferorch sets: pool, size and
+        dynamic_th are mandatory on create (a profile without one is not created); xon is
+        SAI_BUFFER_PROFILE_ATTR_XON_TH, default 0 (saibuffer.h)."""
         path = ("BUFFER_PROFILE", name)
         fields: dict[str, str] = {}
         if "pool" in profile:
