@@ -206,6 +206,28 @@ def test_a_stated_wrr_scheduler_reads_as_wrr():
     assert {q.queue: q.scheduler for q in device.queues} == {0: "wrr", 3: "dwrr", 6: "strict"}
 
 
+def test_a_scheduler_without_weight_is_sais_default_weight_1():
+    """qosorch sets the weight only where stated; SAI_SCHEDULER_ATTR_SCHEDULING_WEIGHT's
+    default is 1, not 0."""
+    db = _golden("lab/leaf1.json")
+    del db["SCHEDULER"]["scheduler.roce"]["weight"]
+    device = sonic_parse.parse(json.dumps(db), "leaf1.json", "leaf1")
+    assert {q.queue: q.weight for q in device.queues}[3] == 1
+
+
+def test_a_scheduler_type_sonic_does_not_know_is_refused_at_its_line():
+    """sonic-scheduler.yang allows STRICT, WRR and DWRR; orchagent creates no scheduler for
+    another type, so reading it as DWRR would judge a scheduler the switch does not have."""
+    from lossless.errors import InputError
+
+    db = _golden("lab/leaf1.json")
+    db["SCHEDULER"]["scheduler.roce"]["type"] = "WFQ"
+    with pytest.raises(InputError) as refused:
+        sonic_parse.parse(json.dumps(db, indent=4), "leaf1.json", "leaf1")
+    assert "SCHEDULER" in str(refused.value) and "'WFQ'" in str(refused.value)
+    assert "leaf1.json:" in str(refused.value)
+
+
 # -- 4. headroom inputs a dynamic-model config leaves out ---------------------------------------
 
 

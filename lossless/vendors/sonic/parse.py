@@ -390,15 +390,24 @@ class _Reader:
                 continue
             name = reference(db.text(("QUEUE", key, "scheduler"), fields["scheduler"]))
             scheduler = schedulers.get(name, {})
+            # without `weight` SAI's default applies: SAI_SCHEDULER_ATTR_SCHEDULING_WEIGHT 1
+            # (saischeduler.h); qosorch.cpp sets the weight only where stated
             weight = (
                 db.integer(("SCHEDULER", name, "weight"), scheduler["weight"])
                 if "weight" in scheduler
-                else 0
+                else 1
             )
             # qosorch.cpp (handleSchedulerTable) hands SAI a scheduling type only where `type`
             # is stated: without it the scheduler is SAI's default, SAI_SCHEDULING_TYPE_WRR
             # (saischeduler.h), round robin by packets, not DWRR's by bytes
             kind = scheduler.get("type")
+            if kind is not None and kind not in SCHEDULER_TYPES:
+                # sonic-scheduler.yang allows these three; orchagent refuses any other
+                # ("Unknown scheduler type") and creates no scheduler for it
+                raise db.error(
+                    ("SCHEDULER", name, "type"),
+                    f"expected one of {', '.join(SCHEDULER_TYPES)}, not {kind!r}",
+                )
             strict = kind == "STRICT"
             shared = "wrr" if kind in (None, "WRR") else "dwrr"
             for queue in self._indices(("QUEUE", key), index):
@@ -666,6 +675,9 @@ class _Reader:
         enabled = bool(detection) and set(port.pfc_priorities) <= watched
         action = db.text((*path, "action"), fields.get("action", "drop"))
         return WatchdogPlan(enabled, detection, restoration, DEFAULT_POLL_MS, action)
+
+
+SCHEDULER_TYPES = ("STRICT", "WRR", "DWRR")  # sonic-scheduler.yang, leaf type
 
 
 def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> DevicePlan:
