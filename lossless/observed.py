@@ -49,10 +49,13 @@ KINDS = (OPER, LINK, PFC, PAUSE, QUEUE, INGRESS, WATCHDOG)
 @dataclass(frozen=True)
 class Output:
     """One show command's output as a reader gets it: the text and where it came from (the
-    saved file's path, or `DEVICE: COMMAND` when read live)."""
+    saved file's path, or `DEVICE: COMMAND` when read live). located False: where a value
+    stands is not looked up (`at` says line 1): a baseline's locations are never shown, and
+    looking them up was a tenth of reading it."""
 
     text: str
     source: str
+    located: bool = field(default=True, compare=False)
 
     def at(self, needle: str) -> str:
         """SOURCE:LINE:COL of needle (line 1 if it is not there): where a finding about what
@@ -63,6 +66,8 @@ class Output:
         output (a SONiC COUNTERS dump is ~1 MB, asked for every queue) costs one scan of it.
         An output asked out of order more than WRAPS_BEFORE_INDEX times gets an index of its
         JSON strings and its lines instead (a quoted needle is then its first occurrence)."""
+        if not self.located:
+            return f"{self.source}:1:1"
         text, memo = self.text, self.__dict__.setdefault("_memo", [0, 1, 0])  # frozen
         cursor, line, wraps = memo
         if wraps > WRAPS_BEFORE_INDEX and needle[:1] == needle[-1:] == '"':

@@ -65,7 +65,7 @@ def _baseline(path_text: str, plan):  # -> Snapshot
 
     path = Path(path_text)
     if path.is_dir():
-        return snapshot_from_folder(plan, folder(path_text, "--baseline"))
+        return snapshot_from_folder(plan, folder(path_text, "--baseline"), baseline=True)
     return load_snapshot(path)
 
 
