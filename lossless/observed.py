@@ -237,6 +237,8 @@ COUNTER_DIGITS = 20  # a 64-bit counter has at most 20 decimal digits
 def counter(value: Any) -> int | None:
     """A counter as a show output gives it (a JSON number, or decimal digits as text), None
     when it is not one or is UNSUPPORTED."""
+    if type(value) is int:  # most counters: a JSON number (a bool is not one)
+        return value if 0 <= value < UNSUPPORTED else None
     if isinstance(value, str):
         text = value.strip()
         if not (text.isascii() and text.isdigit()) or len(text) > COUNTER_DIGITS:

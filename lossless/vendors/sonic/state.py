@@ -84,6 +84,10 @@ MAX_COUNTER = 2**64
 _MAX_DIGITS = 20
 PRIORITIES = range(8)
 _STORMED = "stormed"
+# (priority, its pause frames received, sent) in a port's COUNTERS hash
+_PFC_COUNTERS = tuple(
+    (p, f"SAI_PORT_STAT_PFC_{p}_RX_PKTS", f"SAI_PORT_STAT_PFC_{p}_TX_PKTS") for p in PRIORITIES
+)
 
 Hashes = dict[str, dict[str, str]]
 
@@ -194,9 +198,9 @@ class _Counters:
         if name in self.ports:
             stats = self.stats(self.ports[name])
             port.sources["pfc_rx"] = self.at(self.ports[name])
-            for priority in PRIORITIES:
-                _put(port.pfc_rx, priority, stats.get(f"SAI_PORT_STAT_PFC_{priority}_RX_PKTS"))
-                _put(port.pfc_tx, priority, stats.get(f"SAI_PORT_STAT_PFC_{priority}_TX_PKTS"))
+            for priority, rx, tx in _PFC_COUNTERS:
+                _put(port.pfc_rx, priority, stats.get(rx))
+                _put(port.pfc_tx, priority, stats.get(tx))
         queues = self.queues.get(name, {})
         for queue, oid in sorted(queues.items()):
             stats = self.stats(oid)
@@ -289,9 +293,10 @@ def _count(text: str) -> int:
     """A Redis counter: a decimal string of a 64-bit unsigned number."""
     if not isinstance(text, str) or not text.isascii() or not text.isdigit():
         raise ValueError(f"counter {str(text)[:40]!r} is not a number")
-    if len(text) > _MAX_DIGITS or int(text) >= MAX_COUNTER:
+    value = int(text) if len(text) <= _MAX_DIGITS else MAX_COUNTER
+    if value >= MAX_COUNTER:
         raise ValueError(f"counter {text[:40]!r} is larger than a 64-bit counter")
-    return int(text)
+    return value
 
 
 def _hashes(output: Output) -> Hashes:
