@@ -67,7 +67,7 @@ class Output:
         An output asked out of order more than WRAPS_BEFORE_INDEX times gets an index of its
         JSON strings and its lines instead (a quoted needle is then its first occurrence)."""
         if not self.located:
-            return f"{self.source}:1:1"
+            return self._start
         text, memo = self.text, self.__dict__.setdefault("_memo", [0, 1, 0])  # frozen
         cursor, line, wraps = memo
         if wraps > WRAPS_BEFORE_INDEX and needle[:1] == needle[-1:] == '"':
@@ -105,6 +105,11 @@ class Output:
             if blanked is None:
                 raise
             return loads(blanked)
+
+    @cached_property
+    def _start(self) -> str:
+        """SOURCE:1:1, one string however many values of the output point at it."""
+        return f"{self.source}:1:1"
 
     @cached_property
     def _strings(self) -> dict[str, int]:
