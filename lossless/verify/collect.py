@@ -244,7 +244,7 @@ def _read_saved(device: DevicePlan, folder: Path, baseline: bool = False) -> Dev
     if not where.is_dir():
         return Failure(f"no folder {where} in the saved state")
     stems = commands(device)
-    listed = _listed(where)
+    listed = _listed(where, {file_stem(stem) for stem in stems})
     outputs, errors = {}, {}
     for stem in stems:
         name = file_stem(stem)
@@ -269,13 +269,15 @@ def _record(snapshot: Snapshot, name: str, read: DeviceState | Failure) -> None:
         snapshot.devices[name] = read
 
 
-def _listed(where: Path) -> dict[str, os.DirEntry[str]] | None:
-    """The entries of a device's folder by name, listed once (a Cumulus leaf's folder holds
-    256 outputs: one listing, not a stat of each); None when it cannot be listed (a folder
-    that may be searched but not read): each file is then looked up by its name."""
+def _listed(where: Path, stems: set[str]) -> dict[str, os.DirEntry[str]] | None:
+    """The entries of a device's folder that are files of its command stems (an output or a
+    failed command's stderr), by name, listed once (a Cumulus leaf's folder holds 256
+    outputs: one listing, not two stats of each); None when the folder cannot be listed (it
+    may be searched but not read): each file is then looked up by its name."""
+    names = {f"{stem}{suffix}" for stem in stems for suffix in (*OUTPUT_SUFFIXES, ERROR_SUFFIX)}
     try:
         with os.scandir(where) as entries:
-            return {entry.name: entry for entry in entries}
+            return {entry.name: entry for entry in entries if entry.name in names}
     except OSError:
         return None
 
