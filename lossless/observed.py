@@ -68,7 +68,9 @@ class Output:
         JSON strings and its lines instead (a quoted needle is then its first occurrence)."""
         if not self.located:
             return self._start
-        text, memo = self.text, self.__dict__.setdefault("_memo", [0, 1, 0])  # frozen
+        text, memo = self.text, self.__dict__.get("_memo")
+        if memo is None:  # set on the instance's dict: the dataclass is frozen
+            memo = self.__dict__["_memo"] = [0, 1, 0]
         cursor, line, wraps = memo
         if wraps > WRAPS_BEFORE_INDEX and needle[:1] == needle[-1:] == '"':
             offset = self._strings.get(needle, -1)
@@ -88,7 +90,7 @@ class Output:
             memo[2] += 1
             line = text.count("\n", 0, offset) + 1
         memo[0], memo[1] = offset, line
-        return f"{self.source}:{line}:{offset - text.rfind(chr(10), 0, offset)}"
+        return f"{self.source}:{line}:{offset - text.rfind(_LF, 0, offset)}"
 
     @cached_property
     def parsed(self) -> Any:
@@ -152,6 +154,7 @@ _BANNER = re.compile(
 WRAPS_BEFORE_INDEX = 16
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _NEWLINE = re.compile("\n")
+_LF = "\n"
 
 
 @dataclass
