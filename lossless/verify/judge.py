@@ -48,7 +48,7 @@ def judge(
     rules = state_rules()
 
     def judged(index: int) -> list[Finding]:
-        return list(_findings(plan, plan.devices[names[index]], now, before, rules))
+        return list(_findings(plan, names[index], now, before, rules))
 
     findings = [
         finding
@@ -59,14 +59,10 @@ def judge(
 
 
 def _findings(
-    plan: FabricPlan,
-    device: DevicePlan,
-    now: Snapshot,
-    before: Snapshot | None,
-    rules: list[Rule],
+    plan: FabricPlan, name: str, now: Snapshot, before: Snapshot | None, rules: list[Rule]
 ) -> Iterator[Finding]:
     """The findings of one device: the device rules', then each port's."""
-    name = device.name
+    device = plan.devices[name]
     state = now.devices.get(name)
     earlier = before.devices.get(name) if before is not None else None
     failure = now.failures.get(name, "not in the snapshot")
