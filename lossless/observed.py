@@ -51,7 +51,7 @@ class Output:
     """One show command's output as a reader gets it: the text and where it came from (the
     saved file's path, or `DEVICE: COMMAND` when read live). located False: where a value
     stands is not looked up (`at` says line 1): a baseline's locations are never shown, and
-    looking them up was a tenth of reading it."""
+    looking them up was ~6 % of reading it."""
 
     text: str
     source: str

@@ -53,7 +53,7 @@ def read_start(path: str | Path, what: str, size: int) -> bytes:
 
 def _read(descriptor: int, size: int) -> bytes:
     """`size` bytes from the descriptor, fewer only at the end of the file. Read on the
-    descriptor itself: a buffered file object per file cost a tenth of reading a fabric's
+    descriptor itself: making a buffered file object per file was ~2 % of reading a fabric's
     saved state (100,000 files at 32,768 GPUs)."""
     data = os.read(descriptor, size)
     if not data or len(data) == size:
