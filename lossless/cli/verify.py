@@ -46,7 +46,10 @@ def verify_command(args: argparse.Namespace) -> int:
         # A settings file's select names lint's rules too: verify runs the state rules of it
         if run.select and not select:
             run.note("the selected rules hold no state rule: every state rule runs")
-        return run.finish(judge(plan, now, before, select, run.ignore), plan)
+        # judged in worker processes too from saved state (never after a live read: a fork
+        # would copy napalm's connection threads mid-work)
+        verdict = judge(plan, now, before, select, run.ignore, in_workers=bool(args.state))
+        return run.finish(verdict, plan)
 
 
 def _live(args: argparse.Namespace, plan):  # -> Snapshot
@@ -65,7 +68,7 @@ def _baseline(path_text: str, plan):  # -> Snapshot
 
     path = Path(path_text)
     if path.is_dir():
-        return snapshot_from_folder(plan, folder(path_text, "--baseline"))
+        return snapshot_from_folder(plan, folder(path_text, "--baseline"), baseline=True)
     return load_snapshot(path)
 
 

@@ -13,7 +13,6 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
 
 from lossless.errors import InputError, Problem, UsageError
 
@@ -34,12 +33,12 @@ def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> b
     Opened non-blocking so a FIFO is refused instead of waited on; the type is checked on the
     open descriptor, so the file cannot be swapped between the check and the read.
     """
-    with _open_regular(path, what) as (stream, size):
+    with _open_regular(path, what) as (descriptor, size):
         # Asked for its stated size and a byte more (reading limit + 1 bytes at once costs a
         # buffer of the limit per file); the rest only when it holds more than it said.
-        data = stream.read(min(size, limit) + 1)
+        data = _read(descriptor, min(size, limit) + 1)
         if len(data) > size:
-            data += stream.read(limit + 1 - len(data))
+            data += _read(descriptor, limit + 1 - len(data))
     if len(data) > limit:
         raise InputError([Problem(str(path), 1, 1, "", f"{what} is larger than {_amount(limit)}")])
     return data
@@ -48,14 +47,32 @@ def read_bounded(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> b
 def read_start(path: str | Path, what: str, size: int) -> bytes:
     """The first `size` bytes of a regular file (all of a shorter one): where only the start
     of what a file holds is shown, a longer file is not an error."""
-    with _open_regular(path, what) as (stream, _):
-        return stream.read(size)
+    with _open_regular(path, what) as (descriptor, _):
+        return _read(descriptor, size)
+
+
+def _read(descriptor: int, size: int) -> bytes:
+    """`size` bytes from the descriptor, fewer only at the end of the file. Read on the
+    descriptor itself: making a buffered file object per file was ~2 % of reading a fabric's
+    saved state (100,000 files at 32,768 GPUs)."""
+    data = os.read(descriptor, size)
+    if not data or len(data) == size:
+        return data
+    parts = [data]
+    wanted = size - len(data)
+    while wanted > 0:
+        part = os.read(descriptor, wanted)
+        if not part:
+            break
+        parts.append(part)
+        wanted -= len(part)
+    return b"".join(parts)
 
 
 @contextmanager
-def _open_regular(path: str | Path, what: str) -> Iterator[tuple[BinaryIO, int]]:
-    """The open file and its stated size; bad input naming the file when it cannot be opened
-    or is not a regular file."""
+def _open_regular(path: str | Path, what: str) -> Iterator[tuple[int, int]]:
+    """The open descriptor and the file's stated size; bad input naming the file when it
+    cannot be opened or is not a regular file."""
     file = str(path)
     try:
         descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
@@ -63,17 +80,18 @@ def _open_regular(path: str | Path, what: str) -> Iterator[tuple[BinaryIO, int]]
         raise InputError(
             [Problem(file, 1, 1, "", f"cannot read {what}: {error.strerror}")]
         ) from None
-    info = os.fstat(descriptor)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(descriptor)  # before fdopen, which fails on a folder (IsADirectoryError)
-        message = (
-            f"is a folder, not a {what}"
-            if stat.S_ISDIR(info.st_mode)
-            else f"{what} is not a regular file"
-        )
-        raise InputError([Problem(file, 1, 1, "", message)])
-    with os.fdopen(descriptor, "rb") as stream:
-        yield stream, info.st_size
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            message = (
+                f"is a folder, not a {what}"
+                if stat.S_ISDIR(info.st_mode)
+                else f"{what} is not a regular file"
+            )
+            raise InputError([Problem(file, 1, 1, "", message)])
+        yield descriptor, info.st_size
+    finally:
+        os.close(descriptor)
 
 
 def _amount(limit: int) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -115,9 +116,13 @@ def read_device(
     source: str,
     collected_at: float | None,
     errors: Mapping[str, str] | None = None,
+    stems: Mapping[str, str] | None = None,
+    judged: bool = True,
 ) -> DeviceState | Failure:
     """The device's state from its outputs (errors: stem -> the first line a failed command
-    printed, quoted where its output is missing), or why it could not be read."""
+    printed, quoted where its output is missing; stems: its commands, where the caller has
+    them), or why it could not be read. judged False: a baseline's, whose `unread` is never
+    said, so is not made."""
     found = reader(device.os)
     title = vendor_for(device.os).title
     if found is None:
@@ -138,8 +143,10 @@ def read_device(
         )
     state.source, state.collected_at = source, collected_at
     state.at = f"{next(iter(outputs.values())).source}:1:1" if outputs else ""
-    _say_unknown(state, device, getattr(found, "NEEDS", {}), outputs, commands(device))
-    _quote_errors(state, errors or {}, commands(device))
+    if judged:
+        stems = commands(device) if stems is None else stems
+        _say_unknown(state, device, getattr(found, "NEEDS", {}), outputs, stems)
+        _quote_errors(state, errors or {}, stems)
     return state
 
 
@@ -209,18 +216,20 @@ def _quote_errors(state: DeviceState, errors: Mapping[str, str], stems: Mapping[
 # -- saved outputs -------------------------------------------------------------------------
 
 
-def snapshot_from_folder(plan: FabricPlan, folder: Path) -> Snapshot:
+def snapshot_from_folder(plan: FabricPlan, folder: Path, baseline: bool = False) -> Snapshot:
     """The planned devices' state from FOLDER/<device>/<stem>.out (what the collection script
     saves; .json, the recordings' name, too). A stem without one is not collected (its .err,
     where the script left one, quoted); a device without a folder, or whose outputs cannot be
     read, is a failure. Devices are read in worker processes where the fabric is large
     (system/parallel.py): each device's outputs are read, parsed and dropped there, and only
-    its state comes back."""
+    its state comes back. baseline: the state is a baseline, of which only the counters are
+    judged (deltas): where each value stands in its file is not looked up (Output.located),
+    nor what it leaves unread said."""
     snapshot = Snapshot()
     names = list(plan.devices)
 
     def read_one(index: int) -> DeviceState | Failure:
-        return _read_saved(plan.devices[names[index]], folder)
+        return _read_saved(plan.devices[names[index]], folder, baseline)
 
     # the outputs' JSON trees and the states are many objects and no cycles: the collector
     # rescanning them as they are built cost more than the reading (system/long_lived.py)
@@ -230,18 +239,25 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path) -> Snapshot:
     return snapshot
 
 
-def _read_saved(device: DevicePlan, folder: Path) -> DeviceState | Failure:
+def _read_saved(device: DevicePlan, folder: Path, baseline: bool = False) -> DeviceState | Failure:
     where = inside(folder, device.name, "state folder")
     if not where.is_dir():
         return Failure(f"no folder {where} in the saved state")
+    stems = commands(device)
+    listed = _listed(where, {file_stem(stem) for stem in stems})
     outputs, errors = {}, {}
-    for stem in commands(device):
-        path = _saved(where, file_stem(stem))
+    for stem in stems:
+        name = file_stem(stem)
+        path = _saved(where, name, listed)
         if path is not None:
-            outputs[stem] = Output(read_text(path, "saved show output"), str(path))
-        elif (where / f"{file_stem(stem)}{ERROR_SUFFIX}").is_file():
-            errors[stem] = _first_line(where, f"{file_stem(stem)}{ERROR_SUFFIX}")
-    return read_device(device, outputs, str(where), _collected_at(where), errors)
+            outputs[stem] = Output(read_text(path, "saved show output"), path, not baseline)
+        elif (listed is None or f"{name}{ERROR_SUFFIX}" in listed) and (
+            where / f"{name}{ERROR_SUFFIX}"
+        ).is_file():
+            errors[stem] = _first_line(where, f"{name}{ERROR_SUFFIX}")
+    return read_device(
+        device, outputs, str(where), _collected_at(where), errors, stems, judged=not baseline
+    )
 
 
 def _record(snapshot: Snapshot, name: str, read: DeviceState | Failure) -> None:
@@ -253,11 +269,31 @@ def _record(snapshot: Snapshot, name: str, read: DeviceState | Failure) -> None:
         snapshot.devices[name] = read
 
 
-def _saved(where: Path, stem: str) -> Path | None:
-    """The output the script saved whole for a stem (OUTPUT_SUFFIXES), None when none."""
+def _listed(where: Path, stems: set[str]) -> dict[str, os.DirEntry[str]] | None:
+    """The entries of a device's folder that are files of its command stems (an output or a
+    failed command's stderr), by name, listed once (a Cumulus leaf's folder holds 256
+    outputs: one listing, not two stats of each); None when the folder cannot be listed (it
+    may be searched but not read): each file is then looked up by its name."""
+    names = {f"{stem}{suffix}" for stem in stems for suffix in (*OUTPUT_SUFFIXES, ERROR_SUFFIX)}
+    try:
+        with os.scandir(where) as entries:
+            return {entry.name: entry for entry in entries if entry.name in names}
+    except OSError:
+        return None
+
+
+def _saved(where: Path, stem: str, listed: dict[str, os.DirEntry[str]] | None) -> str | None:
+    """The path of the output the script saved whole for a stem (OUTPUT_SUFFIXES), None when
+    none. An entry of the folder that is a regular file and not a symlink is inside it; a
+    symlink is followed only to a file inside the folder (files.inside)."""
     for suffix in OUTPUT_SUFFIXES:
-        if (where / f"{stem}{suffix}").is_file():
-            return inside(where, f"{stem}{suffix}", "state file")
+        name = f"{stem}{suffix}"
+        entry = listed.get(name) if listed is not None else None
+        if entry is not None and not entry.is_symlink():
+            if entry.is_file(follow_symlinks=False):
+                return f"{where}{os.sep}{name}"
+        elif (listed is None or entry is not None) and (where / name).is_file():
+            return str(inside(where, name, "state file"))
     return None
 
 

@@ -14,6 +14,7 @@ from lossless.lint.registry import Finding, Rule, finding_of
 from lossless.lint.runner import LintResult, lint
 from lossless.observed import DeviceState
 from lossless.plan import DevicePlan, FabricPlan
+from lossless.system.parallel import ordered_map
 from lossless.verify import rules as _rules  # noqa: F401  (registers the state rules)
 from lossless.verify.collect import Snapshot, lossless_queues
 from lossless.verify.rules import JUDGES, DeviceView, PortView
@@ -36,38 +37,48 @@ def judge(
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     devices: Collection[str] | None = None,
+    in_workers: bool = False,
 ) -> LintResult:
     """The findings of the state rules (those of `select`, default all, but `ignore`) over
     the plan's devices (or those named) as `now` shows them, deltas taken from `before`
-    when given."""
-    findings = list(_findings(plan, now, before, devices))
+    when given. in_workers: a large fabric's devices are judged in forked worker processes
+    too (system/parallel.py; `verify`, never a push, whose napalm threads a fork would copy
+    mid-work), their findings in the same order."""
+    names = [n for n in plan.devices if devices is None or n in devices]
+    rules = state_rules()
+
+    def judged(index: int) -> list[Finding]:
+        return list(_findings(plan, names[index], now, before, rules))
+
+    findings = [
+        finding
+        for found in ordered_map(judged, len(names), worthwhile=None if in_workers else False)
+        for finding in found
+    ]
     return lint(plan, list(select) or [STATE_RULES], ignore, extra=findings, read=STATE_SCOPES)
 
 
 def _findings(
-    plan: FabricPlan, now: Snapshot, before: Snapshot | None, devices: Collection[str] | None
+    plan: FabricPlan, name: str, now: Snapshot, before: Snapshot | None, rules: list[Rule]
 ) -> Iterator[Finding]:
-    port_rules = [r for r in state_rules() if r.scope == "state"]
-    device_rules = [r for r in state_rules() if r.scope == "state-device"]
-    for name, device in plan.devices.items():
-        if devices is not None and name not in devices:
-            continue
-        state = now.devices.get(name)
-        earlier = before.devices.get(name) if before is not None else None
-        failure = now.failures.get(name, "not in the snapshot")
-        device_view = DeviceView(
-            device, state, earlier, "" if state else failure, before is not None
-        )
-        for rule_ in device_rules:
+    """The findings of one device: the device rules', then each port's."""
+    device = plan.devices[name]
+    state = now.devices.get(name)
+    earlier = before.devices.get(name) if before is not None else None
+    failure = now.failures.get(name, "not in the snapshot")
+    device_view = DeviceView(device, state, earlier, "" if state else failure, before is not None)
+    for rule_ in rules:
+        if rule_.scope == "state-device":
             for item in rule_.check(device_view):
                 yield finding_of(rule_, item, _device_source(device, now), name, None)
-        if state is None:
-            continue
-        for view in port_views(plan, device, state, earlier, now, before is not None):
-            for rule_ in port_rules:
-                source = view.now.at(*JUDGES.get(rule_.id, ()))
-                for item in rule_.check(view):
-                    yield finding_of(rule_, item, source, name, view.port.name)
+    if state is None:
+        return
+    port_rules = [r for r in rules if r.scope == "state"]
+    for view in port_views(plan, device, state, earlier, now, before is not None):
+        for rule_ in port_rules:
+            source = view.now.at(*JUDGES.get(rule_.id, ()))
+            for item in rule_.check(view):
+                yield finding_of(rule_, item, source, name, view.port.name)
 
 
 def _device_source(device: DevicePlan, now: Snapshot) -> str:

@@ -463,42 +463,69 @@ def _watch(state: PortState, priority: int) -> WatchdogCounters:
     return state.watchdog.get(priority) or WatchdogCounters()
 
 
-def _pairs(
-    now: PortState, before: PortState
-) -> Iterator[tuple[str, int | None, int | None, int | None]]:
-    """(counter's name as a template, its key, now, baseline) of each counter of the port
-    (None: not shown). The name is formatted by who reports it: of the millions of counters
-    of a large fabric, only those that went backwards are named."""
-    yield "link state changes", None, now.link_changes, before.link_changes
-    yield "pause frames received", None, now.pause_rx_frames, before.pause_rx_frames
-    yield "pause frames sent", None, now.pause_tx_frames, before.pause_tx_frames
-    for field, what in (
-        ("pfc_rx", "priority {} pause frames received"),
-        ("pfc_tx", "priority {} pause frames sent"),
-        ("ingress_drops", "priority group {} ingress drops"),
-    ):
-        mine, theirs = getattr(now, field), getattr(before, field)
-        for key in sorted(mine.keys() | theirs.keys()):
-            yield what, key, mine.get(key), theirs.get(key)
-    for queue in sorted(now.queues.keys() | before.queues.keys()):
-        a, b = _queue(now, queue), _queue(before, queue)
-        yield "queue {} packets", queue, a.tx_packets, b.tx_packets
-        yield "queue {} drops", queue, a.dropped_packets, b.dropped_packets
-        yield "queue {} ECN marks", queue, a.ecn_marked_packets, b.ecn_marked_packets
-    for priority in sorted(now.watchdog.keys() | before.watchdog.keys()):
-        a_, b_ = _watch(now, priority), _watch(before, priority)
-        yield "priority {} watchdog storms", priority, a_.storms_detected, b_.storms_detected
+# A port's counters as LL309 and LL310 compare them with the baseline's, in the order LL309
+# names them: (name, field) of each single counter; (field, name with its key) of each table
+# of counters (whole numbers, never None) by priority or group; then each queue's packets,
+# drops and ECN marks, and the watchdog's storms by priority (_went_back). A name is
+# formatted only when reported: of the millions of counters of a large fabric, only those
+# that went backwards are named.
+_SINGLE = (
+    ("link state changes", "link_changes"),
+    ("pause frames received", "pause_rx_frames"),
+    ("pause frames sent", "pause_tx_frames"),
+)
+_KEYED = (
+    ("pfc_rx", "priority {} pause frames received"),
+    ("pfc_tx", "priority {} pause frames sent"),
+    ("ingress_drops", "priority group {} ingress drops"),
+)
+_NO_QUEUE = QueueCounters()
+
+
+def _back(x: int | None, y: int | None) -> bool:
+    return x is not None and y is not None and x < y
 
 
 def _went_back(now: PortState, before: PortState) -> list[str]:
-    """The counters of the port lower now than in the baseline."""
-    return [
-        what.format(key)
-        for what, key, x, y in _pairs(now, before)
-        if x is not None and y is not None and x < y
-    ]
+    """The counters of the port lower now than in the baseline (a counter either does not
+    show is not compared), named in the order of _SINGLE, _KEYED, _PER_QUEUE, _STORMS, each
+    table by key. Written out field by field: it runs for every port of the fabric."""
+    back = [what for what, field in _SINGLE if _back(getattr(now, field), getattr(before, field))]
+    for field, what in _KEYED:
+        mine, theirs = getattr(now, field), getattr(before, field)
+        common = mine.keys() & theirs.keys()
+        if common:
+            back += [what.format(key) for key in sorted(common) if mine[key] < theirs[key]]
+    for queue in sorted(now.queues.keys() & before.queues.keys()):
+        a, b = now.queues[queue], before.queues[queue]
+        if _back(a.tx_packets, b.tx_packets):
+            back.append(f"queue {queue} packets")
+        if _back(a.dropped_packets, b.dropped_packets):
+            back.append(f"queue {queue} drops")
+        if _back(a.ecn_marked_packets, b.ecn_marked_packets):
+            back.append(f"queue {queue} ECN marks")
+    for priority in sorted(now.watchdog.keys() & before.watchdog.keys()):
+        if _back(now.watchdog[priority].storms_detected, before.watchdog[priority].storms_detected):
+            back.append(f"priority {priority} watchdog storms")
+    return back
 
 
 def _lacks(now: PortState, before: PortState) -> bool:
     """A counter of the port shown now that the baseline does not show."""
-    return any(x is not None and y is None for _, _, x, y in _pairs(now, before))
+    if any(getattr(now, f) is not None and getattr(before, f) is None for _, f in _SINGLE):
+        return True
+    for field, _ in _KEYED:
+        if not getattr(now, field).keys() <= getattr(before, field).keys():
+            return True
+    for queue, a in now.queues.items():
+        b = before.queues.get(queue) or _NO_QUEUE
+        if (
+            (a.tx_packets is not None and b.tx_packets is None)
+            or (a.dropped_packets is not None and b.dropped_packets is None)
+            or (a.ecn_marked_packets is not None and b.ecn_marked_packets is None)
+        ):
+            return True
+    return any(
+        w.storms_detected is not None and _watch(before, p).storms_detected is None
+        for p, w in now.watchdog.items()
+    )

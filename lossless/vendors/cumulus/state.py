@@ -240,6 +240,8 @@ def _put(counters: dict[int, int], key: int, value: Any) -> None:
 
 def _optional(value: Any) -> int | None:
     """A counter, None when absent or UNSUPPORTED."""
+    if type(value) is int and 0 <= value < UNSUPPORTED:  # most: a JSON number, checked here
+        return value
     counted = None if value is None else _count(value)
     return None if counted == UNSUPPORTED else counted
 

@@ -106,8 +106,12 @@ def _items(node: Any, key: str) -> list[dict[str, Any]]:
 
 def _leaf(node: Any, key: str) -> str | None:
     """The text of a leaf element ([{"data": text}]), None when absent or not text."""
-    items = _items(node, key)
-    data = items[0].get("data") if items else None
+    found = node.get(key) if isinstance(node, dict) else None
+    if type(found) is list and found and type(found[0]) is dict:  # the usual shape, at once
+        data = found[0].get("data")
+    else:
+        items = _items(node, key)
+        data = items[0].get("data") if items else None
     return data.strip() if isinstance(data, str) else None
 
 

@@ -357,6 +357,4 @@ def _read_group(group: dict[str, Any], port: PortState) -> None:
 def _sum(entry: dict[str, Any]) -> int | None:
     """Unicast + OOBFC unicast + multicast of a stat row (None when any is unreadable)."""
     counts = [counter(entry[key]) for key in _UNIT_VALUES if key in entry]
-    if not counts or any(c is None for c in counts):
-        return None
-    return sum(c for c in counts if c is not None)
+    return None if not counts or None in counts else sum(counts)  # type: ignore[arg-type]

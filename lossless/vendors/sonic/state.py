@@ -44,6 +44,7 @@ watchdog switch (PFC_WD is per port), so DeviceState.watchdog_enabled stays None
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 from lossless.observed import (
@@ -84,8 +85,13 @@ MAX_COUNTER = 2**64
 _MAX_DIGITS = 20
 PRIORITIES = range(8)
 _STORMED = "stormed"
+# (priority, its pause frames received, sent) in a port's COUNTERS hash
+_PFC_COUNTERS = tuple(
+    (p, f"SAI_PORT_STAT_PFC_{p}_RX_PKTS", f"SAI_PORT_STAT_PFC_{p}_TX_PKTS") for p in PRIORITIES
+)
 
 Hashes = dict[str, dict[str, str]]
+_TEXT = repeat(str)  # isinstance's second argument, for every field
 
 
 def commands(device: DevicePlan) -> dict[str, str]:
@@ -194,9 +200,9 @@ class _Counters:
         if name in self.ports:
             stats = self.stats(self.ports[name])
             port.sources["pfc_rx"] = self.at(self.ports[name])
-            for priority in PRIORITIES:
-                _put(port.pfc_rx, priority, stats.get(f"SAI_PORT_STAT_PFC_{priority}_RX_PKTS"))
-                _put(port.pfc_tx, priority, stats.get(f"SAI_PORT_STAT_PFC_{priority}_TX_PKTS"))
+            for priority, rx, tx in _PFC_COUNTERS:
+                _put(port.pfc_rx, priority, stats.get(rx))
+                _put(port.pfc_tx, priority, stats.get(tx))
         queues = self.queues.get(name, {})
         for queue, oid in sorted(queues.items()):
             stats = self.stats(oid)
@@ -289,9 +295,10 @@ def _count(text: str) -> int:
     """A Redis counter: a decimal string of a 64-bit unsigned number."""
     if not isinstance(text, str) or not text.isascii() or not text.isdigit():
         raise ValueError(f"counter {str(text)[:40]!r} is not a number")
-    if len(text) > _MAX_DIGITS or int(text) >= MAX_COUNTER:
+    value = int(text) if len(text) <= _MAX_DIGITS else MAX_COUNTER
+    if value >= MAX_COUNTER:
         raise ValueError(f"counter {text[:40]!r} is larger than a 64-bit counter")
-    return int(text)
+    return value
 
 
 def _hashes(output: Output) -> Hashes:
@@ -307,7 +314,8 @@ def _hashes(output: Output) -> Hashes:
         if not isinstance(item, dict) or item.get("type") != "hash":
             continue  # a key of another type (a string, a set) is nothing read here
         value = item.get("value")
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        # map: the check of each field in C (a dump holds ~40,000 fields per switch)
+        if not isinstance(value, dict) or not all(map(isinstance, value.values(), _TEXT)):
             raise TypeError(f"{output.source}: {key[:60]} is not a hash of strings")
         hashes[key] = value
     return hashes
