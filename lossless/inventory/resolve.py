@@ -114,17 +114,35 @@ class _Resolver:
         return Location(self.doc.file, *self.doc.mark(path, key=key))
 
     def expand(self, text: str, path: PathKey, *, key: bool = False) -> list[str]:
-        if self.over_cap:
-            return []
         try:
-            self.expanded += ranges.count(text)
-            if self.expanded > MAX_EXPANDED_NAMES:
-                self.cap_reached(path, f"ranges give more than {MAX_EXPANDED_NAMES:,} names in all")
-                return []
-            return ranges.expand(text)
+            return ranges.expand(text) if self._within_caps(text, path) else []
         except ranges.RangeError as error:
             self.problem(path, str(error), key=key)
             return []
+
+    def expand_ends(self, text: str, path: PathKey) -> list[Endpoint]:
+        """The link ends text names ("device:port", ranges in either), counted and checked
+        as expand() does: each name of expand(text) split at its first colon."""
+        try:
+            if not self._within_caps(text, path):
+                return []
+            nodes, ports = ranges.expand_split(text, ":")
+        except ranges.RangeError as error:
+            self.problem(path, str(error))
+            return []
+        make = tuple.__new__  # Endpoint(node, port) without its Python-level __new__
+        return [make(Endpoint, (node, port)) for node in nodes for port in ports]
+
+    def _within_caps(self, text: str, path: PathKey) -> bool:
+        """Count the names text gives against MAX_EXPANDED_NAMES: False once past it (said
+        once), or past it before (RangeError: a bad range, for the caller to say)."""
+        if self.over_cap:
+            return False
+        self.expanded += ranges.count(text)
+        if self.expanded > MAX_EXPANDED_NAMES:
+            self.cap_reached(path, f"ranges give more than {MAX_EXPANDED_NAMES:,} names in all")
+            return False
+        return True
 
     def count(self, text: str) -> int:
         """Names text expands to (0 for a bad range: expand() reports it)."""
@@ -581,8 +599,8 @@ class _Resolver:
             self.problem(path, "a link needs both ends: a and b (device:port)")
             return None
         a_path, b_path = (*path, "a"), (*path, "b")
-        a_ends = [_endpoint(text) for text in self.expand(spec["a"], a_path)]
-        b_ends = [_endpoint(text) for text in self.expand(spec["b"], b_path)]
+        a_ends = self.expand_ends(spec["a"], a_path)
+        b_ends = self.expand_ends(spec["b"], b_path)
         if not a_ends or not b_ends:
             return None
         if len(a_ends) != len(b_ends):
@@ -619,13 +637,14 @@ class _Resolver:
                 )
                 return None
         pairs = []
+        make = tuple.__new__  # Endpoint(node, port) without its Python-level __new__
         b_next = dict.fromkeys(b_names, 0)
         for a_name in a_names:
             a_next = 0
             for b_name in b_names:
                 for _ in range(per_pair):
-                    a = Endpoint(a_name, a_ports[a_next])
-                    b = Endpoint(b_name, b_ports[b_next[b_name]])
+                    a = make(Endpoint, (a_name, a_ports[a_next]))
+                    b = make(Endpoint, (b_name, b_ports[b_next[b_name]]))
                     a_next += 1
                     b_next[b_name] += 1
                     pairs.append((a, b, a_path, b_path))
@@ -721,11 +740,6 @@ def _ports_of(
         return device.ports
     server = servers.get(node)
     return None if server is None else server.nics
-
-
-def _endpoint(text: str) -> Endpoint:
-    node, _, port = text.partition(":")
-    return Endpoint(node, port)
 
 
 def resolve_inventory(document: Document) -> Inventory:

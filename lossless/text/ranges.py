@@ -83,8 +83,31 @@ def expand(text: str) -> list[str]:
     names = count(text)
     if names > MAX_EXPANSION:
         raise RangeError(f"{text!r} expands to {names:,} names (at most {MAX_EXPANSION:,})")
-    pieces = [[p] if isinstance(p, str) else _numbers(*p) for p in _split(text)]
-    return ["".join(parts) for parts in itertools.product(*pieces)]
+    return _names(_split(text))
+
+
+def expand_split(text: str, separator: str) -> tuple[list[str], list[str]]:
+    """expand(text) with each name partitioned at its first `separator` (str.partition), as
+    the names before it and those after it: every pair of the two, the first outermost, is
+    one name of expand(text) in its order. A range never holds the separator (its numbers
+    are digits), so the first one is in a literal piece. Link ends (`leaf[0001:0128]:
+    Ethernet[0:124:4]`) are split so, without writing and splitting every name: 128 device
+    names and 32 port names for 4,096 ends."""
+    names = count(text)
+    if names > MAX_EXPANSION:
+        raise RangeError(f"{text!r} expands to {names:,} names (at most {MAX_EXPANSION:,})")
+    pieces = _split(text)
+    for index, piece in enumerate(pieces):
+        if isinstance(piece, str) and separator in piece:
+            before, _, after = piece.partition(separator)
+            return _names([*pieces[:index], before]), _names([after, *pieces[index + 1 :]])
+    return _names(pieces), [""]
+
+
+def _names(pieces: list[str | tuple[str, str, str | None]]) -> list[str]:
+    """The names of pieces (_split's), leftmost outermost."""
+    parts = [[p] if isinstance(p, str) else _numbers(*p) for p in pieces]
+    return ["".join(names) for names in itertools.product(*parts)]
 
 
 def runs(keys: list[Any]) -> str:
