@@ -44,3 +44,10 @@ def test_configs_that_differ_are_read_by_their_parsers(tmp_path):
         (folder / path.name).write_text(text.replace("9100", "9000").replace("9114", "9014"))
     imported = _imported_by("lint", str(INVENTORIES / "lab.yaml"), "--configs", str(folder))
     assert imported >= PARSERS - {"lossless.vendors.sonic.diff"}
+
+
+def test_a_small_fabric_starts_no_worker_machinery():
+    """multiprocessing and concurrent.futures (25 ms of imports) come with the worker
+    processes of a large fabric (lossless.system.parallel), not with every command."""
+    imported = _imported_by("lint", str(INVENTORIES / "lab.yaml"))
+    assert not imported & {"multiprocessing", "concurrent.futures"}

@@ -14,16 +14,19 @@ without fork, and LOSSLESS_JOBS=1 run in this process.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lossless.errors import UsageError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+# multiprocessing and concurrent.futures (25 ms of imports) are imported where work goes to
+# worker processes: a command on a small fabric, or on one device of a large one (a pull
+# request's lint), never starts any (tests/test_imports.py).
 
 Result = TypeVar("Result")
 
@@ -77,7 +80,11 @@ def _in_workers(count: int, worthwhile: bool | None = None) -> bool:
     MIN_ITEMS), there are CPUs for two processes, and the system forks."""
     if worthwhile is None:
         worthwhile = count >= MIN_ITEMS
-    return worthwhile and jobs() >= 2 and "fork" in multiprocessing.get_all_start_methods()
+    if not worthwhile or jobs() < 2:
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def ordered_map(
@@ -91,6 +98,10 @@ def ordered_map(
     if not _in_workers(count, worthwhile):
         yield from (work(index) for index in range(count))
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     processes = jobs()
     global _work, _bounds
     context = multiprocessing.get_context("fork")
@@ -153,6 +164,8 @@ def ordered_bytes(work: Callable[[int], bytes], count: int, chunk: int = 8) -> I
     if not _in_workers(count):
         yield from (work(index) for index in range(count))
         return
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="lossless-") as folder:
         spools: dict[int, int] = {}  # pid -> that process's file, opened in this process
 
