@@ -14,6 +14,7 @@ from typing import Any
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
 from lossless.model import Inventory, Nic, Policy, Server
 from lossless.plan import FabricPlan, NicPlan
+from lossless.system.long_lived import building_long_lived
 from lossless.text.units import whole_metres
 
 
@@ -102,6 +103,11 @@ def _host_values(settings: dict[str, Any]) -> tuple[dict[str, Any], list[int], d
 def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[str, NicPlan]:
     """Every server NIC's host plan, by "server:nic", in inventory order; with `switches`,
     only the NICs cabled to one of them."""
+    with building_long_lived():  # they live as long as the plan (lossless.system.long_lived)
+        return _plan_nics(inventory, switches)
+
+
+def _plan_nics(inventory: Inventory, switches: set[str] | None) -> dict[str, NicPlan]:
     memo: dict[tuple, tuple] = {}
     if switches is None:
         return {

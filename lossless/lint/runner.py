@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from lossless.lint.catalogue import registered_rules, resolve_rules
 from lossless.lint.registry import Finding, Rule, computed_once, computing_once, finding_of
 from lossless.plan import FabricPlan, PortPlan, located, shared_parts
+from lossless.system.long_lived import collector_paused
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import first_few
 from lossless.text.natural import natural_sorted
@@ -194,7 +195,7 @@ def _cause(finding: Finding) -> tuple:
 def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
     """What the chosen rules find in the plan, each finding once."""
     tasks = _tasks(chosen)
-    with computing_once():
+    with computing_once(), collector_paused():  # a deadlock check's million transient objects
         if any(r.settings_only for r in chosen):  # made once here, before workers fork
             computed_once("port groups", fabric, lambda: _port_groups(fabric))
         batches = ordered_map(
