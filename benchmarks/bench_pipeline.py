@@ -76,6 +76,7 @@ class Stage:
 
 
 REPEAT = 1  # --repeat: runs per stage, the fastest kept (noise on a shared machine only adds)
+CODE = REPO  # the checkout whose lossless a stage runs (--before: another one, in turn)
 
 
 def run(name: str, argv: list[str], env: dict[str, str], stdout=None, fresh=None) -> Stage:
@@ -98,7 +99,7 @@ def run_once(name: str, argv: list[str], env: dict[str, str], stdout=None) -> St
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "lossless", *argv],
-        cwd=REPO,
+        cwd=CODE,
         env=env,
         stdout=stdout if stdout is not None else subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -294,50 +295,113 @@ SCALING = (
 )
 
 
-def scaling(sizes: list[int], work: Path, env: dict[str, str]) -> None:
+def scaling(sizes: list[int], work: Path, env: dict[str, str], before: Path | None) -> None:
     """Each stage at each size (all-SONiC fabrics), and its CPU per 32,768 GPUs: a stage
-    whose cost grows faster than the fabric shows a rising ratio. Also the plan JSON's size
-    (compact, and --expanded at the smallest size)."""
-    table: dict[int, list[Stage]] = {}
+    whose cost grows faster than the fabric shows a rising ratio. Also the plan JSON's size.
+    With `before` (a checkout of the code to compare with), each stage runs there and then
+    here, in turn, so both see the machine as it is then; their outputs (plan JSON, configs,
+    ci's) are checked byte for byte against each other."""
+    codes = {"before": before, "after": REPO} if before is not None else {"here": REPO}
+    table: dict[tuple[str, int], list[Stage]] = {}
     sizes_mb: dict[int, float] = {}
     for gpus in sizes:
-        inventory = work / f"scale-{gpus}.yaml"
-        inventory.write_text(generate(gpus, 64, "400G", spine_radix=128, planes=True))
-        inv, rendered, plan = str(inventory), work / f"scale-{gpus}", work / f"scale-{gpus}.json"
-        stages = [
-            run("validate", ["validate", inv], env),
-            run("plan --format json > file", ["plan", inv, "--format", "json"], env, stdout=plan),
-            run("render", ["render", inv, "-o", str(rendered)], env, fresh=rendered),
-            run("lint", ["lint", inv], env),
-            run("lint --configs (identical)", ["lint", inv, "--configs", str(rendered)], env),
-        ]
-        changed = work / f"scale-{gpus}-pr"
-        [device] = changed_copy(rendered, changed, 1 / len(list(rendered.iterdir())))[:1]
-        stages.append(
-            run(
-                "lint --device X (one PR)",
-                ["lint", inv, "--configs", str(changed), "--device", device],
-                env,
-            )
-        )
-        shutil.rmtree(changed)
-        stages.append(one_process(f"scale-{gpus}", inv, rendered, work, env, plan))
-        sizes_mb[gpus] = plan.stat().st_size / 1e6
-        table[gpus] = stages
-        report(f"{gpus} GPUs, all SONiC", stages)
+        results, sizes_mb[gpus] = _one_size(gpus, work, env, codes)
+        for tag, stages in results.items():
+            table[tag, gpus] = stages
+            report(f"{gpus} GPUs, all SONiC{_label(tag, codes)}", stages)
         print(f"  plan JSON (compact): {sizes_mb[gpus]:.1f} MB", flush=True)
-        shutil.rmtree(rendered)
-        shutil.rmtree(work / f"scale-{gpus}-ci")
     print("\n  CPU s per stage, and per 32,768 GPUs (linear growth: the same figure)")
-    print(f"  {'stage':<30}" + "".join(f"{gpus:>16}" for gpus in sizes))
+    print(f"  {'stage':<36}" + "".join(f"{gpus:>16}" for gpus in sizes))
     for index, name in enumerate(SCALING):
-        cells = "".join(
-            f"{table[g][index].cpu:>7.2f} ({table[g][index].cpu * 32768 / g:5.2f})" for g in sizes
+        for tag in codes:
+            cells = "".join(
+                f"{table[tag, g][index].cpu:>7.2f} ({table[tag, g][index].cpu * 32768 / g:5.2f})"
+                for g in sizes
+            )
+            print(f"  {name + _label(tag, codes):<36}{cells}")
+    for tag in codes:
+        walls = "".join(
+            f"{table[tag, g][-1].wall:>7.2f} s {table[tag, g][-1].rss_mib:>5.0f} M" for g in sizes
         )
-        print(f"  {name:<30}{cells}")
-    walls = "".join(f"{table[g][-1].wall:>7.2f} s {table[g][-1].rss_mib:>5.0f} M" for g in sizes)
-    print(f"  {'ci wall, peak RSS':<30}{walls}")
-    print("  plan JSON MB" + " " * 18 + "".join(f"{sizes_mb[g]:>16.1f}" for g in sizes))
+        print(f"  {'ci wall, peak RSS' + _label(tag, codes):<36}{walls}")
+    print("  plan JSON MB" + " " * 24 + "".join(f"{sizes_mb[g]:>16.1f}" for g in sizes))
+
+
+def _label(tag: str, codes: dict[str, Path]) -> str:
+    """ ", before" and ", after" when two codes are compared, else nothing."""
+    return f", {tag}" if len(codes) > 1 else ""
+
+
+def _one_size(
+    gpus: int, work: Path, env: dict[str, str], codes: dict[str, Path]
+) -> tuple[dict[str, list[Stage]], float]:
+    """The SCALING stages at one size, each run by every code in turn: code -> its stages,
+    and the plan JSON's size in MB."""
+    global CODE
+    inventory = work / f"scale-{gpus}.yaml"
+    inventory.write_text(generate(gpus, 64, "400G", spine_radix=128, planes=True))
+    inv, rendered, plan = str(inventory), work / f"scale-{gpus}", work / f"scale-{gpus}.json"
+    changed = work / f"scale-{gpus}-pr"
+    device = ""
+    steps = [
+        lambda tag: run("validate", ["validate", inv], env),
+        lambda tag: run(
+            "plan --format json > file",
+            ["plan", inv, "--format", "json"],
+            env,
+            stdout=plan.with_suffix(f".{tag}.json"),
+        ),
+        lambda tag: run(
+            "render",
+            ["render", inv, "-o", f"{rendered}.{tag}"],
+            env,
+            fresh=Path(f"{rendered}.{tag}"),
+        ),
+        lambda tag: run("lint", ["lint", inv], env),
+        lambda tag: run(
+            "lint --configs (identical)", ["lint", inv, "--configs", str(rendered)], env
+        ),
+        lambda tag: run(
+            "lint --device X (one PR)",
+            ["lint", inv, "--configs", str(changed), "--device", device],
+            env,
+        ),
+        lambda tag: one_process(f"scale-{gpus}-{tag}", inv, rendered, work, env, plan),
+    ]
+    results: dict[str, list[Stage]] = {tag: [] for tag in codes}
+    last = list(codes)[-1]
+    for number, step in enumerate(steps):
+        if number == 4:  # from here the configs are the render of the last code
+            _same_outputs(codes, plan, rendered)
+            Path(f"{rendered}.{last}").rename(rendered)
+            for tag in list(codes)[:-1]:
+                shutil.rmtree(f"{rendered}.{tag}")
+            shutil.copyfile(plan.with_suffix(f".{last}.json"), plan)
+            [device] = changed_copy(rendered, changed, 1 / len(list(rendered.iterdir())))[:1]
+        for tag, code in codes.items():
+            CODE = code
+            results[tag].append(step(tag))
+    CODE = REPO
+    size = plan.stat().st_size / 1e6
+    shutil.rmtree(changed)
+    shutil.rmtree(rendered)
+    for tag in codes:
+        shutil.rmtree(work / f"scale-{gpus}-{tag}-ci")
+    return results, size
+
+
+def _same_outputs(codes: dict[str, Path], plan: Path, rendered: Path) -> None:
+    """Every code's plan JSON and rendered configs byte for byte the first's."""
+    first, *others = codes
+    for tag in others:
+        if not same_file(plan.with_suffix(f".{tag}.json"), plan.with_suffix(f".{first}.json")):
+            raise SystemExit(f"the plan JSON of {codes[tag]} differs from {codes[first]}'s")
+        mine, theirs = Path(f"{rendered}.{tag}"), Path(f"{rendered}.{first}")
+        names = sorted(p.name for p in mine.iterdir())
+        if names != sorted(p.name for p in theirs.iterdir()) or not all(
+            same_file(mine / name, theirs / name) for name in names
+        ):
+            raise SystemExit(f"the configs {codes[tag]} renders differ from {codes[first]}'s")
 
 
 def calibration() -> float:
@@ -361,6 +425,12 @@ def main() -> None:
         metavar="GPUS,...",
         help="instead: each stage at these sizes, all SONiC (e.g. 32768,65536,98304,131072)",
     )
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="with --scaling: a checkout of the code to compare with (git worktree add DIR "
+        "main), each stage run there and here in turn",
+    )
     args = parser.parse_args()
     global REPEAT
     REPEAT = max(1, args.repeat)
@@ -374,7 +444,8 @@ def main() -> None:
     print(f"machine: sum(range(30,000,000)) takes {calibration():.2f} CPU s (scale by it)")
     if args.scaling:
         try:
-            scaling([int(g) for g in args.scaling.split(",")], work, env)
+            before = Path(args.before).resolve() if args.before else None
+            scaling([int(g) for g in args.scaling.split(",")], work, env, before)
             print(f"\nmachine at the end: the same loop takes {calibration():.2f} CPU s")
         finally:
             if not args.keep:
