@@ -7,6 +7,8 @@ Run by hand from the repository root (about five minutes on two cores):
     python3 benchmarks/bench_pipeline.py --gpus 8192 --no-64k   # a quick look
     python3 benchmarks/bench_pipeline.py --repeat 3     # each stage's fastest of 3 runs
     python3 benchmarks/bench_pipeline.py --scaling 32768,65536,98304,131072  # growth
+    git worktree add /tmp/before main     # then: the same, against the code of main
+    python3 benchmarks/bench_pipeline.py --scaling 32768,131072 --before /tmp/before
 
 Fabrics come from inventories/generate_clos.py: 64-port leaves (32 down, 32 up), 128-port
 spines, 8 planes with spines of their own (32,768 GPUs: 4,096 servers x 8 NICs, 1,024 leaves
