@@ -191,10 +191,23 @@ def listed(case: Case, entries: list[NoEffect]) -> NoEffect | None:
     return None
 
 
+# A line each OS reads as a comment, appended (the lines above keep their numbers); SONiC's
+# config_db is JSON, which has none: a blank line after it.
+NO_OP = {"eos": "! no-op\n", "nxos": "! no-op\n", "junos": "/* no-op */\n", "cumulus": "# no-op\n"}
+
+
+def no_op_edit(os_name: str, text: str) -> str:
+    """The config with a change the switch does not see: it is no longer byte for byte the
+    render, so lint parses it instead of judging the plan in its place."""
+    return text + NO_OP.get(os_name, "\n")
+
+
 @dataclass
 class Target:
     """An inventory planned once, its devices' rendered configs, and lint's findings when
-    each config is exactly as rendered (the baseline a change is compared with)."""
+    each config is as rendered but for a comment (the baseline a change is compared with:
+    parsed, as every changed config is, not judged from the plan as a byte-identical
+    render is)."""
 
     name: str
     inventory: Path
@@ -214,7 +227,9 @@ class Target:
         self.baseline, self.stated = {}, {}
         for device in self.devices:
             self.stated[device] = _stated_lines(self.plan, device, self.rendered[device])
-            outcome = self.lint(device, self.rendered[device])
+            outcome = self.lint(
+                device, no_op_edit(self.plan.devices[device].os, self.rendered[device])
+            )
             assert isinstance(outcome, list), outcome
             self.baseline[device] = frozenset(outcome)
 
@@ -325,12 +340,25 @@ class Outcome:
     false: list[str]  # findings the file contradicts (false_claims)
 
 
+def _said(finding: Finding) -> tuple:
+    """A finding but for where it points."""
+    return (
+        finding.rule,
+        finding.severity,
+        finding.message,
+        finding.device,
+        finding.port,
+        finding.devices,
+    )
+
+
 def judge(target: Target, case: Case) -> Outcome:
     outcome = target.lint(case.device, case.text)
     if isinstance(outcome, InputError):
         return Outcome(case, bool(outcome.problems), [], outcome, [])
-    base = target.baseline[case.device]
-    new = [f for f in outcome if f not in base]
+    # what lint says, wherever it points: a deleted line moves the findings below it
+    base = {_said(f) for f in target.baseline[case.device]}
+    new = [f for f in outcome if _said(f) not in base]
     reported = any(names(f, case.device) for f in new)
     return Outcome(case, reported, new, None, false_claims(target, case, new))
 

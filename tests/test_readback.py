@@ -11,13 +11,18 @@ prints the counts per OS (python -m pytest -q -s tests/test_readback.py).
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import INVENTORIES
-from readback import OPEN, Case, Target, judge, listed, no_effect_list, sample
+from readback import OPEN, Case, Target, judge, listed, no_effect_list, no_op_edit, sample
+
+from lossless.lint.configs import fabric_from_configs
+from lossless.lint.registry import Finding
+from lossless.lint.runner import lint
 
 SEED = 36
 FULL = os.environ.get("LOSSLESS_READBACK") == "full"
@@ -125,3 +130,46 @@ def test_a_changed_value_is_caught_by_the_harness_itself(targets):
     assert judge(lab, mtu).reported
     assert not any("description" in c.marked for c in cases if c.kind == "value")
     assert Path(lab.inventory).exists()
+
+
+def _what(findings: list[Finding]) -> Counter[tuple]:
+    """Findings as lint says them, wherever they point and however they are grouped: a plan
+    finding points at the inventory and groups ports that share settings, the same finding
+    made from a config points at the config's lines and groups the ports of one line; each
+    port counts once."""
+    counted: Counter[tuple] = Counter()
+    for finding in findings:
+        merged = MERGED.search(finding.message)
+        message = finding.message[: merged.start()] if merged else finding.message
+        ports = int(merged.group(1)) if merged else 1
+        key = (finding.rule, finding.severity, message, finding.device, finding.devices)
+        counted[key] += ports
+    return counted
+
+
+MERGED = re.compile(r" \((\d+) ports(?: on \d+ devices)?: [^()]*\)$")
+
+
+def test_a_render_and_the_render_with_a_no_op_edit_lint_alike(targets, tmp_path):
+    """`lint INVENTORY --configs DIR` judges a config byte for byte as rendered from the plan
+    (it is not parsed) and any other config from what it says. A comment added to one config
+    must not change what lint finds, on any OS (issue 36: an edited QFX5220 config gained
+    three LL114 warnings that the plan did not give)."""
+    [lab] = [t for t in targets if t.name == "lab"]
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    for device in lab.devices:
+        (folder / lab.config_name(device)).write_text(lab.rendered[device])
+
+    def linted() -> Counter[tuple]:
+        read, extra = fabric_from_configs(lab.plan, folder)
+        return _what(lint(read, (), (), extra, read=("config",)).findings)
+
+    untouched = linted()
+    assert any(key[0] == "LL114" and key[3] == "leaf4" for key in untouched)  # QFX5220
+    for device in lab.devices:
+        path = folder / lab.config_name(device)
+        os_name = lab.plan.devices[device].os
+        path.write_text(no_op_edit(os_name, lab.rendered[device]))
+        assert linted() == untouched, (device, os_name)
+        path.write_text(lab.rendered[device])

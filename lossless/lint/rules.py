@@ -754,15 +754,17 @@ def ecn_within_buffer(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
 def watchdog_on_pfc_ports(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every PFC-enabled port runs the PFC watchdog, which breaks pause storms and deadlocks.
     Where the switch's platform has no PFC watchdog (its OS says why: Junos outside
-    QFX5230/QFX5240), a warning: no config can add it, and the fabric should know."""
-    if not port.lossless or (port.watchdog and port.watchdog.enabled):
+    QFX5230/QFX5240), a warning: no config can add it, and the fabric should know. That is
+    so whatever the plan or a config says of the watchdog, so a plan (which keeps the
+    inventory's watchdog) and the config rendered from it are judged alike."""
+    if not port.lossless:
         return
     # a config whose hardware is unknown is held to the watchdog: most platforms have one
     known = device.platform or device.asic in catalogue()
     missing = _no_watchdog(device) if known else None
     if missing:
         yield "warning", f"PFC is on but the switch runs no PFC watchdog: {missing}"
-    else:
+    elif not (port.watchdog and port.watchdog.enabled):
         yield "PFC is on but the PFC watchdog is off"
 
 
