@@ -17,7 +17,9 @@ How Junos says it (sources in vendors/junos.py and docs/vendors/junos.md):
   lossy class whose queue number is a lossless class's PFC priority (the JVD puts CNP on
   queue 3 beside NO-LOSS priority 3) is named by the highest TC no other class uses.
 * PFC: the congestion-notification profile of the port: `input dscp code-point <cp> pfc`
-  (the priority is the lossless class the code point is classified to), `input ieee-802.1
+  (the priority is the `pfc-priority` of the no-loss class the code point is classified to;
+  a code point classified to a lossy class has no priority to pause on, and pauses nothing
+  [DSCPPFC]), `input ieee-802.1
   code-point <bits> pfc`, `input cable-length` (default 100 m), `pfc-watchdog` (defaults:
   poll 100 ms, detection 2 polls, recovery 200 ms) and `output ieee-802.1 code-point <bits>
   flow-control-queue <q>`: which queue a received pause of that priority stops. Without an
@@ -46,6 +48,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcmpPlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
 from lossless.system.files import read_config
 from lossless.vendors.junos.statements import Config, Statement, read, values
@@ -56,6 +59,8 @@ DEFAULT_INTERFACE_MTU = 1514  # Junos default media MTU of Ethernet: IP MTU 1500
 DEFAULT_CABLE_M = 100  # `input cable-length` default (docs/reference/vendors.md 3c)
 # docs/reference/vendors.md 3b
 WATCHDOG_DEFAULTS = {"poll-interval": 100, "detection": 2, "recovery": 200}
+# What a congestion-notification profile's `input` holds [CNP] ([DSCPPFC] for dscp)
+PROFILE_INPUTS = ("cable-length", "dscp", "ieee-802.1")
 DEFAULT_FLOW_CONTROL = {3: 3, 4: 4}  # output queues 3 and 4 pause for priorities 3, 4 [CNP]
 
 # Default forwarding classes of QFX switches [DEFAULTS]: name -> (queue, lossless priority).
@@ -147,8 +152,16 @@ class _Statements:
     drop_profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
     partitions: dict[str, tuple[int, str]] = field(default_factory=dict)
     hash: dict[str, Any] = field(default_factory=dict)
+    # code points named by a word that is neither bits nor an alias (yet: aliases may follow),
+    # and statements of a congestion-notification profile in a form Junos does not have
+    unknown_points: list[tuple[str, Statement, dict[int, Any] | None, str]] = field(
+        default_factory=list
+    )
+    problems: list[Problem] = field(default_factory=list)
+    statement: Statement | None = None  # the statement being read
 
     def read(self, s: Statement) -> None:
+        self.statement = s
         w, where = s.words, s.where(self.file)
         if w[0] == "interfaces" and len(w) >= 2:
             entry = self.interfaces.setdefault(w[1], {})
@@ -180,6 +193,8 @@ class _Statements:
                     dscp = self.dscp(name)
                     if dscp is not None:
                         classifier["codes"][dscp] = (w[4], where)
+                    else:
+                        self._unknown(name, classifier["codes"], w[4])
         elif kind == "forwarding-classes" and len(w) >= 5:
             if w[1] == "class" and w[3] == "queue-num" and w[4].isdigit():
                 rest = w[5:]
@@ -231,7 +246,56 @@ class _Statements:
         ):
             self.partitions[f"{w[1]} {w[3]}"] = (int(w[5]), where)
 
+    def _unknown(self, name: str, codes: dict[int, Any] | None, fc: str = "") -> None:
+        """A DSCP code point by a name not known yet: resolved once every alias is read."""
+        assert self.statement is not None
+        self.unknown_points.append((name, self.statement, codes, fc))
+
+    def resolve(self) -> None:
+        """Code points named before their alias was defined; a name that is neither six bits
+        nor an alias is refused: Junos rejects the commit, and lossless will not guess what
+        the line meant."""
+        for name, statement, codes, fc in self.unknown_points:
+            dscp = self.dscp(name)
+            if dscp is not None:
+                if codes is not None:
+                    codes[dscp] = (fc, statement.where(self.file))
+                continue
+            self.problems.append(
+                Problem(
+                    self.file,
+                    statement.line,
+                    statement.column,
+                    "",
+                    f"`{name}` is not a DSCP code point: six bits (`011010`), a default alias "
+                    "(`af31`) or one `code-point-aliases dscp` defines",
+                )
+            )
+
+    def _refuse(self, message: str, word: str | None = None) -> None:
+        """A problem at the statement, or at the block it is in whose header has `word`
+        (`ieee-1604.1 {` in the brace format, where the statement is the leaf below it)."""
+        assert self.statement is not None
+        line, column = self.statement.line, self.statement.column
+        words = self.statement.words
+        if word is not None and word in words:
+            found = self.config.block_line(*words[: words.index(word) + 1])
+            if found is not None:
+                line, column = found
+        self.problems.append(Problem(self.file, line, column, "", message))
+
     def _profile(self, profile: _Profile, w: tuple[str, ...], where: str) -> None:
+        if w[0] in ("input", "output") and (
+            len(w) < 2 or w[1] not in (("ieee-802.1",) if w[0] == "output" else PROFILE_INPUTS)
+        ):
+            # [CNP]: input {cable-length; dscp; ieee-802.1}, output {ieee-802.1}
+            known = "ieee-802.1" if w[0] == "output" else ", ".join(PROFILE_INPUTS)
+            self._refuse(
+                f"`{' '.join(w[:2])}` is not a congestion-notification-profile statement "
+                f"(under `{w[0]}` Junos has {known})",
+                w[1] if len(w) > 1 else None,
+            )
+            return
         if w[0] == "pfc-watchdog":
             profile.watchdog_where = profile.watchdog_where or where
             if len(w) == 3 and w[1] in WATCHDOG_DEFAULTS and w[2].isdigit():
@@ -242,17 +306,30 @@ class _Statements:
             points = values(w, 3)
             if w[1] == "dscp":
                 profile.pfc_dscp.extend((p, where) for p in points)
+                for point in points:
+                    if self.dscp(point) is None:
+                        self._unknown(point, None)
             elif w[1] == "ieee-802.1":
                 for point in points:
-                    priority = _priority(point)
+                    priority = self._priority(point)
                     if priority is not None:
                         profile.pfc_priority.append((priority, where))
         elif w[:3] == ("output", "ieee-802.1", "code-point") and "flow-control-queue" in w:
             queues = values(w, w.index("flow-control-queue") + 1)
             for point in values(w, 3):
-                priority = _priority(point)
+                priority = self._priority(point)
                 if priority is not None and queues and queues[0].isdigit():
                     profile.output[priority] = (int(queues[0]), where)
+
+    def _priority(self, point: str) -> int | None:
+        """An IEEE 802.1p code point (three bits or an alias); another word is refused."""
+        priority = _priority(point)
+        if priority is None:
+            self._refuse(
+                f"`{point}` is not an IEEE 802.1 code point: three bits (`011`) or an alias (`ef1`)",
+                point,
+            )
+        return priority
 
     @staticmethod
     def _scheduler(scheduler: _Scheduler, w: tuple[str, ...], where: str) -> None:
@@ -366,6 +443,9 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     st = _Statements(file, config)
     for statement in config.statements:
         st.read(statement)
+    st.resolve()
+    if st.problems:
+        raise InputError(st.problems)
     reader = _Reader(st, hint, name, f"{file}:1:1")
     device = reader.device
     names = reader.port_names
@@ -401,7 +481,9 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     partition = st.partitions.get("egress lossless", (100, ""))[0]
     ports: dict[str, PortPlan] = {}
     for port_name in names:
-        table = tables.get((classifier_of[port_name] or ("",))[0], dscp_to_class)
+        # a port whose unit applies no DSCP classifier classifies by the default one [DEFAULTS]
+        applied_here = classifier_of[port_name]
+        table = tables[applied_here[0]] if applied_here else reader.classify(None)
         ports[port_name] = _port(
             reader,
             port_name,
@@ -413,16 +495,16 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     device.ports = ports
     device.lossless_priorities = sorted({p for port in ports.values() for p in port.pfc_priorities})
 
-    # Which queue a pause of each priority stops: the output part of the lossless ports' profile.
+    # Which queue a pause of each priority stops: the output part of the lossless ports' profile
+    # (the plan holds one map per switch: a profile of lossless ports that pauses otherwise
+    # than the inventory plans is the one read, so that it is judged, at its lines).
     device_profile = chosen(profile_of, "congestion-notification-profile")
     profile = st.profiles.get(device_profile[0]) if device_profile else None
+    queue_of = {tc: reader.classes[fc].queue for fc, tc in tc_of.items()}
+    deviating = _deviating_profile(reader, device, profile_of, queue_of)
+    profile = deviating or profile
     if profile is not None:
-        # an explicit output part replaces the default: other priorities pause no queue [CNP]
-        flow = (
-            {p: q for p, (q, _) in profile.output.items()}
-            if profile.output
-            else DEFAULT_FLOW_CONTROL
-        )
+        flow = _flow(profile)
         for priority in device.lossless_priorities:
             maps.pfc_priority_to_queue.pop(priority, None)
         maps.pfc_priority_to_queue.update(flow)
@@ -458,6 +540,34 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         device.sources["queues"] = cnp_scheduler.strict or cnp_scheduler.where
     device.headroom_known = False  # Junos sizes headroom itself from the cable length
     return device
+
+
+def _flow(profile: _Profile) -> dict[int, int]:
+    """Which queue a received pause of each priority stops, by the profile's output part; an
+    explicit output part replaces the default: other priorities pause no queue [CNP]."""
+    if profile.output:
+        return {p: q for p, (q, _) in profile.output.items()}
+    return dict(DEFAULT_FLOW_CONTROL)
+
+
+def _deviating_profile(
+    reader: _Reader,
+    device: DevicePlan,
+    profile_of: dict[str, tuple[str, str] | None],
+    queue_of: dict[int, int],
+) -> _Profile | None:
+    """The first profile of a lossless port that, for one of the port's lossless priorities,
+    pauses another queue than the one its lossless class is queued in (`queue_of`: TC ->
+    queue), or none: the switch sends pause on one priority and honours it elsewhere."""
+    for name, port in device.ports.items():
+        reference = profile_of.get(name)
+        profile = reader.st.profiles.get(reference[0]) if reference else None
+        if profile is None or not port.lossless:
+            continue
+        flow = _flow(profile)
+        if any(flow.get(p) != queue_of.get(p) for p in port.pfc_priorities):
+            return profile
+    return None
 
 
 def _traffic_classes(
@@ -512,28 +622,32 @@ def _port(
     cos_where = _where(profile_ref) or st.block(header, _COS, "interfaces", name)
     classified_where = _where(classifier_ref) or st.block(header, _COS, "interfaces", name)
     profile = st.profiles.get(profile_ref[0]) if profile_ref else None
-    # PFC priority -> where it is stated: the lossless class's pfc-priority, or, for a code
-    # point classified to a lossy class (PFC on CNP, say), the input statement that asks for it
+    # PFC priority -> where it is stated: the pfc-priority of the lossless class a `pfc` code
+    # point is classified to. A DSCP-based PFC code point pauses on its class's pfc-priority
+    # and on nothing else: a code point classified to a lossy class (no `no-loss
+    # pfc-priority`) has no priority to pause on, so the port sends no pause for it [DSCPPFC].
+    # Such a code point is judged at the statement that classifies it (or, when no classifier
+    # lists it, where the port's classifier is applied): that is what sent it to a lossy class.
     priorities: dict[int, str] = {}
-    odd: list[str] = []
+    unpaused: list[str] = []  # where a pfc code point is classified to a lossy class
     if profile is not None:
-        for point, where in profile.pfc_dscp:
+        for point, _ in profile.pfc_dscp:
             dscp = st.dscp(point)
             if dscp is None or table[dscp][0] not in tc_of:
                 continue
             fc, listed = table[dscp]
             cls = reader.classes[fc]
             if cls.priority is None:
-                # PFC on a code point of a lossy class: at the input statement, or, when no
-                # classifier lists the code point, where the port's classifier is applied
-                where = where if listed else classified_where
-                odd.append(where)
-            priorities.setdefault(tc_of[fc], cls.where if cls.priority is not None else where)
+                unpaused.append(listed or classified_where)
+                continue
+            priorities.setdefault(tc_of[fc], cls.where)
         for priority, where in profile.pfc_priority:
             priorities.setdefault(priority, where)
     port.pfc_priorities = sorted(priorities)
     port.lossless = bool(priorities)
-    first_pfc = odd[0] if odd else priorities[port.pfc_priorities[0]] if priorities else cos_where
+    first_pfc = (
+        priorities[port.pfc_priorities[0]] if priorities else unpaused[0] if unpaused else cos_where
+    )
     _record(sources, ("pfc_priorities", "lossless"), first_pfc)
     if port.lossless and profile is not None:
         cable, where = profile.cable or (DEFAULT_CABLE_M, profile.where)
@@ -681,7 +795,12 @@ def _ecmp(st: _Statements, device: DevicePlan) -> EcmpPlan:
     }
     removed = {names[e] for e in exclusions if e in names}
     hash_key = st.hash.get("hash-key", {})
-    if hash_key and "layer-4" not in hash_key:
+    # `hash-key family inet`: layer-4 adds the L4 ports; layer-3 is required: "If you omit
+    # the layer-3 statement, the management process removes the hash-key statement from the
+    # configuration and the router behaves as if you specified layer-3" (Juniper, "family
+    # inet (Forwarding Options Hash Key)", juniper.net/documentation/en_US/junos12.3/topics/
+    # reference/configuration-statement/family-edit-forwarding-options-hash-key-inet.html)
+    if hash_key and ("layer-4" not in hash_key or "layer-3" not in hash_key):
         removed |= {"src-port", "dst-port"}
     fields = [f for f in fields if f not in removed]
     seed = st.hash.get("seed")

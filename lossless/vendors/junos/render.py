@@ -26,6 +26,14 @@ Sources, cited per line below and in docs/vendors/junos.md:
            understanding.html
 [CNP]      "Configure CoS PFC with Congestion Notification Profiles", .../traffic-mgmt-qfx/
            topics/task/cos-congestion-notification-qfx-series-cli.html
+[DSCPPFC]  "Configuring DSCP-based PFC for Layer 3 Untagged Traffic", juniper.net/documentation/
+           en_US/junos/topics/task/configuration/cos-configuring-l3-dscp-pfc.html: "PFC on the
+           QFX Series can only send pause frames corresponding to PFC priority code points", so
+           the DSCP "must be mapped to a 3-bit PFC priority" by a DSCP classifier to a
+           forwarding class with `no-loss` and `pfc-priority` ("The no-loss option is
+           required"); and the `pfc-priority` statement page (.../pfc-priority-edit-class-of-
+           service-forwarding-classes.html): it "defines the PFC priority to use in pause
+           frames when PFC is triggered by a configured DSCP value".
 [YANG]     Juniper/yang 23.4/23.4R1-EVO/native/conf-and-rpcs/conf/models/
            junos-conf-forwarding-options@2023-01-01.yang (enhanced-hash-key)
 [WDOG]     "PFC Watchdog", AI-ML Data Center Feature Guide (Junos OS Evolved), juniper.net/
