@@ -475,7 +475,10 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     if device.asic == UNKNOWN:  # a config alone, no --asic: the header's model, if any
         _learn_model(text, device, file)
     maps = device.maps
-    maps.dscp_to_tc = {dscp: dscp // 8 for dscp in range(64)}  # EOS default map
+    # EOS default map, DSCP/8 [UM]. Not verified for DSCP 0-15: a recollection has 0-7 -> TC 1,
+    # 8-15 -> TC 0, and no Arista source for either was found (docs/vendors/eos.md, "The
+    # default DSCP map is not verified"); from DSCP 16 up (RoCE 26 -> 3, CNP 48 -> 6) both agree.
+    maps.dscp_to_tc = {dscp: dscp // 8 for dscp in range(64)}
     maps.tc_to_queue = {tc: tc for tc in range(8)}
     device.ecmp.hash_fields = list(DEFAULT_HASH_FIELDS)
     device.ecmp.hashes_udp_source_port = True
