@@ -170,6 +170,11 @@ def test_dscp_pfc_on_a_code_point_of_a_lossy_class_pauses_nothing(run, configs):
     messages = [f["message"] for f in findings]
     assert not [m for m in messages if "PFC priorities is 0 " in m or "queue 0 has no ECN" in m]
     assert not [m for m in messages if "priority 0" in m], messages
+    # the file states NO-LOSS's queue and priority 3's flow-control queue: not "not set"; the
+    # RoCE class finding is the DSCP map's (one cause, one finding)
+    assert not [m for m in messages if "not set in the config" in m], messages
+    assert not [m for m in messages if m.startswith("DSCP to traffic-class map")], messages
+    assert len([m for m in messages if m.startswith("RoCE class is DSCP 26 in TC 0")]) == 1
     lost = [m for m in messages if m.startswith("PFC priorities is none in the config, 3 in")]
     assert len(lost) == 4, messages  # one per port, naming what it takes with it
 

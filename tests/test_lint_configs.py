@@ -297,13 +297,16 @@ TEXT_SEEDED = {
     ),
     # Junos watchdog-removed: the lab's leaf4 is a QFX5220, which has no PFC watchdog; removed
     # from a QFX5240 leaf4 in tests/test_junos_lint.py (REMOVED_QFX5240)
+    # PFC on CNP's priority 6 (IEEE 802.1 input). A DSCP `pfc` code point of CNP would pause
+    # nothing: CNP is no `no-loss` class with a `pfc-priority` (Juniper, "Configuring
+    # DSCP-based PFC for Layer 3 Untagged Traffic"; tests/test_junos_lint.py)
     ("junos", "cnp-queue-made-lossless"): (
         "leaf4.conf",
         "                dscp {\n                    code-point 011010 {",
-        "                dscp {\n                    code-point 110000 { pfc; }\n"
-        "                    code-point 011010 {",
+        "                ieee-802.1 {\n                    code-point 110 { pfc; }\n"
+        "                }\n                dscp {\n                    code-point 011010 {",
         "LL121",
-        "code-point 110000 { pfc; }",
+        "code-point 110 { pfc; }",
     ),
     ("junos", "mtu-mismatch"): (
         "leaf4.conf",

@@ -149,6 +149,8 @@ def test_the_comment_mentions_links_and_hides_nothing(report):
     assert any(text.startswith(f"all 6 switches of {shown_path};") for text in texts)
     # each value stays in its table cell: the file name is the findings' "first at"
     findings = [row for row in table_rows(markdown) if row[0] in ("error", "warning")]
+    # but the lab's leaf4, a QFX5220 without a PFC watchdog (LL114)
+    findings = [row for row in findings if not row[1].startswith("LL114 ")]
     assert findings
     for row in findings:
         # SONiC's preset: LL112 (Kmin above T/f) and LL128 (the lab's Spectrum switches pause

@@ -37,4 +37,7 @@ def test_the_example_fails_its_rule(rule, example):
 
 def test_the_unchanged_lab_gives_no_finding():
     unchanged = {"os": "-", "file": "leaf1.json", "change": {"from": "{", "to": "{"}}
-    assert example_findings(unchanged, REPO) == []
+    # but the lab's one warning: leaf4, a QFX5220, has no PFC watchdog (LL114)
+    assert [(f["rule"], f["device"]) for f in example_findings(unchanged, REPO)] == [
+        ("LL114", "leaf4")
+    ]

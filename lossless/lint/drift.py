@@ -277,6 +277,27 @@ def _carried_elsewhere(want: dict, have: dict) -> bool:
     )
 
 
+def _only_unset(want: dict, have: dict | None, priorities: set[int]) -> bool:
+    """A priority-keyed map (TC or PFC priority -> queue) differs only in entries of
+    `priorities` that the config's map lacks: each OS's map is compared where traffic uses
+    it, and those priorities are lossy here, which their PFC finding says. (The config's line
+    still states the queue: "not set" would be untrue of the file.)"""
+    have = have or {}
+    differ = {k for k in want.keys() | have.keys() if want.get(k) != have.get(k)}
+    return bool(differ) and all(k in priorities and k not in have for k in differ)
+
+
+def _only_classes(want: dict, have: dict) -> bool:
+    """The DSCP map differs only in RoCE's or CNP's DSCP, whose class the config also states
+    otherwise: the "RoCE class" / "CNP class" finding is the one (one cause, one finding)."""
+    dscps = {
+        want[fact][0] for fact in ("roce", "cnp") if fact in want and want[fact] != have.get(fact)
+    }
+    planned, read = want["dscp_to_tc"], have.get("dscp_to_tc") or {}
+    differ = {d for d in planned.keys() | read.keys() if planned.get(d) != read.get(d)}
+    return bool(differ) and differ <= dscps
+
+
 def _what_is_lost(lost: list[int]) -> str:
     which = ", ".join(str(p) for p in lost)
     return (
@@ -333,8 +354,20 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
     pool_differs = "shared_headroom_pool" in want and want["shared_headroom_pool"] != have.get(
         "shared_headroom_pool"
     )
+    lost_priorities = {
+        p
+        for name, wanted in want["ports"].items()
+        if name in have["ports"]
+        for p in _lost(wanted, have["ports"][name])
+    }
     for key in sorted(set(want) - {"ports"}):
         if lost_anywhere and key in LOST_WITH_PFC_DEVICE:
+            continue
+        if key in ("tc_to_queue", "pfc_priority_to_queue") and _only_unset(
+            want[key], have.get(key), lost_priorities
+        ):
+            continue
+        if key == "dscp_to_tc" and _only_classes(want, have):
             continue
         if watchdog_off and key in LOST_WITH_WATCHDOG_DEVICE:
             continue

@@ -790,9 +790,12 @@ def watchdog_timers(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Watchdog timers are sane: poll interval at most the detection and restoration times
     (SONiC refuses otherwise), restoration at least detection, action drop (a warning). A
     timer of 0 is one the config does not set (Cumulus restores after a quiet poll): not
-    judged."""
+    judged. Nor are the timers of a switch whose platform has no watchdog (LL114 says so): a
+    plan keeps the inventory's timers there, a config read back has none."""
     wd = port.watchdog
     if not (port.lossless and wd and wd.enabled):
+        return
+    if (device.platform or device.asic in catalogue()) and _no_watchdog(device):
         return
     timers = [t for t in (wd.detection_ms, wd.restoration_ms) if t]
     if timers and wd.poll_ms > min(timers):

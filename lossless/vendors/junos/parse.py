@@ -326,7 +326,8 @@ class _Statements:
         priority = _priority(point)
         if priority is None:
             self._refuse(
-                f"`{point}` is not an IEEE 802.1 code point: three bits (`011`) or an alias (`ef1`)",
+                f"`{point}` is not an IEEE 802.1 code point: three bits (`011`) or an "
+                "alias (`ef1`)",
                 point,
             )
         return priority
@@ -645,9 +646,12 @@ def _port(
             priorities.setdefault(priority, where)
     port.pfc_priorities = sorted(priorities)
     port.lossless = bool(priorities)
-    first_pfc = (
-        priorities[port.pfc_priorities[0]] if priorities else unpaused[0] if unpaused else cos_where
-    )
+    # judged where the priority the inventory does not plan is stated (PFC added on CNP's
+    # priority), else the first priority's statement
+    planned = reader.hint.ports.get(name) if reader.hint is not None else None
+    unplanned = [p for p in port.pfc_priorities if planned and p not in planned.pfc_priorities]
+    shown = (unplanned or port.pfc_priorities)[:1]
+    first_pfc = priorities[shown[0]] if shown else unpaused[0] if unpaused else cos_where
     _record(sources, ("pfc_priorities", "lossless"), first_pfc)
     if port.lossless and profile is not None:
         cable, where = profile.cable or (DEFAULT_CABLE_M, profile.where)
