@@ -51,6 +51,7 @@ from typing import Any
 from lossless.errors import InputError, Problem
 from lossless.plan import DevicePlan, EcmpPlan, EcnPlan, PortPlan, QueuePlan, WatchdogPlan
 from lossless.system.files import read_config
+from lossless.vendors.junos.render import has_watchdog
 from lossless.vendors.junos.statements import Config, Statement, read, values
 from lossless.vendors.skeleton import classify_traffic, new_port, skeleton_device, unknown_ecmp
 
@@ -666,7 +667,15 @@ def _port(
             poll,
             "drop",
         )
-        _record(sources, ("watchdog", "watchdog_enabled"), profile.watchdog_where or profile.where)
+        # A platform without the watchdog [WDOG] lacks it switch-wide, not per profile: judged
+        # once, where the profiles are (as the plan is, at its one pfc_watchdog line)
+        lacking = reader.device.platform and not has_watchdog(reader.device)
+        profiles = st.block(profile.where, _COS, "congestion-notification-profile")
+        _record(
+            sources,
+            ("watchdog", "watchdog_enabled"),
+            profiles if lacking else profile.watchdog_where or profile.where,
+        )
     scheduler_map = st.scheduler_maps.get(map_ref[0], {}) if map_ref else {}
     _scheduling(reader, port, scheduler_map, tc_of, partition, _where(map_ref) or header)
     if profile is not None and port.lossless:
