@@ -30,6 +30,12 @@ from lossless.text.grammar import first_few
 
 STEP_S = 100.0 * 1e-9  # the model's default step, as `lossless simulate` converts --step 100
 LONGEST_S = 10e-3  # no run is longer (the pool of a slow port filled at a small excess)
+# Scenarios already worked out in this process, by their order-free key: a run depends on
+# nothing else, and one process lints the same plan more than once (ci's plan and config
+# passes, a library caller linting many configs against one inventory). Bounded: a key is a
+# few hundred bytes and its events a small record.
+_WORKED_OUT: dict[tuple, Events | None] = {}
+_WORKED_OUT_MAX = 4096
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +125,14 @@ def _events(sc: Scenario) -> Events | None:
     )
 
 
+def _worked_out(key: tuple, sc: Scenario) -> Events | None:
+    if key not in _WORKED_OUT:
+        if len(_WORKED_OUT) >= _WORKED_OUT_MAX:
+            _WORKED_OUT.pop(next(iter(_WORKED_OUT)))  # the oldest first
+        _WORKED_OUT[key] = _events(sc)
+    return _WORKED_OUT[key]
+
+
 def _kind(port: PortPlan) -> tuple:
     """Two ports with the same kind send alike and, as egress ports of alike switches, give
     the same scenario up to the senders' order: the same speed, cable, MTU, headroom (its
@@ -199,7 +213,7 @@ def _device_events(
                 if sc is not None:
                     key = _order_free(sc)
                     if key not in done:
-                        done[key] = _events(sc)
+                        done[key] = _worked_out(key, sc)
                     by_kind[kind] = done[key]
         events.append(by_kind[kind])
     return events
