@@ -223,6 +223,36 @@ def test_a_code_point_or_profile_statement_junos_does_not_have_is_refused(
     assert f"leaf4.conf:{line}:" in result.err and words in result.err, result.err
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "words", "at"),
+    [
+        (
+            "drop-probability [ 0 100 ];",
+            "drop-probability [ 1 100 ];",
+            "marks 1 % already at its first fill level",
+            "drop-probability [ 1 100 ];",
+        ),
+        (
+            "                drop-probability [ 0 100 ];\n",
+            "",
+            "marks ECN but states no drop-probability",
+            "fill-level [ 15 51 ];",
+        ),
+    ],
+)
+def test_an_ecn_curve_that_is_not_reds_ramp_is_refused_at_its_line(
+    run, configs, old, new, words, at
+):
+    """ECN is read as RED's ramp from 0 % at the first fill level (Kmin) to Pmax at the
+    last: a curve starting above 0 %, or without probabilities, is not compared with the
+    plan, so it is refused at its line rather than read as the plan's (issue 36's read-back
+    harness found both passing)."""
+    result, _ = _lint_edited(run, configs, old, new)
+    assert result.code == 2, result.out + result.err
+    edited = (configs / "leaf4.conf").read_text()
+    assert f"leaf4.conf:{_line(edited, at)}:" in result.err and words in result.err, result.err
+
+
 def test_a_profile_of_few_ports_that_pauses_another_queue_is_an_error(run, configs):
     """The 90 m uplink's profile alone pauses queue 5 for priority 3, whose class NO-LOSS is
     queued in 4: the switch sends pause on 3 and honours it on another queue (issue 36). The

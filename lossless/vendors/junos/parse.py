@@ -238,6 +238,11 @@ class _Statements:
                     target.extend(n for n in (_int(v) for v in numbers) if n is not None)
                     if key == "fill-level":
                         profile.setdefault("where", where)
+                    else:
+                        assert self.statement is not None
+                        profile.setdefault(
+                            "probability_at", (self.statement.line, self.statement.column)
+                        )
         elif (
             kind == "shared-buffer"
             and len(w) == 6
@@ -272,6 +277,45 @@ class _Statements:
                     "(`af31`) or one `code-point-aliases dscp` defines",
                 )
             )
+
+    def check_ecn_curves(self) -> None:
+        """A drop profile that marks ECN is read as RED's ramp, DCQCN's: 0 % at its first
+        fill level (Kmin) up to its last probability (Pmax) at its last fill level (Kmax).
+        A curve that starts above 0 %, or states no drop-probability, is another curve
+        (Junos interpolates between the points it is given: "Configuring Drop Profile Maps",
+        interpolate); lossless does not compare it with the plan, so it will not read it."""
+        marking = {s.drop for s in self.schedulers.values() if s.ecn and s.drop}
+        for name in sorted(marking):
+            profile = self.drop_profiles.get(name)
+            if profile is None or len(profile["fill"]) < 2:
+                continue
+            if not profile["probability"]:
+                file, line, column = profile["where"].rsplit(":", 2)
+                self.problems.append(
+                    Problem(
+                        file,
+                        int(line),
+                        int(column),
+                        "",
+                        f"drop profile {name} marks ECN but states no drop-probability: "
+                        "lossless reads a marking curve from 0 % at the first fill level to "
+                        "Pmax at the last, as `drop-probability [ 0 PMAX ]` states it",
+                    )
+                )
+            elif profile["probability"][0] != 0:
+                line, column = profile["probability_at"]
+                self.problems.append(
+                    Problem(
+                        self.file,
+                        line,
+                        column,
+                        "",
+                        f"drop profile {name} marks {profile['probability'][0]} % already at "
+                        "its first fill level: lossless reads ECN as RED's ramp from 0 % at "
+                        "Kmin (DCQCN's), so a curve starting above 0 % is not compared; "
+                        "state `drop-probability [ 0 PMAX ]`",
+                    )
+                )
 
     def _refuse(self, message: str, word: str | None = None) -> None:
         """A problem at the statement, or at the block it is in whose header has `word`
@@ -446,6 +490,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
     for statement in config.statements:
         st.read(statement)
     st.resolve()
+    st.check_ecn_curves()
     if st.problems:
         raise InputError(st.problems)
     reader = _Reader(st, hint, name, f"{file}:1:1")
