@@ -43,6 +43,15 @@ def test_results_come_back_in_order_from_other_processes(workers):
 
 
 @needs_fork
+def test_work_kept_out_of_this_process_comes_back_in_order(workers):
+    """here=False: every item is computed by a worker (verify's reading: this process only
+    takes the states back), in order, by as many workers as jobs."""
+    results = list(parallel.ordered_map(lambda i: (i, os.getpid()), 300, chunk=7, here=False))
+    assert [index for index, _ in results] == list(range(300))
+    assert os.getpid() not in {pid for _, pid in results}
+
+
+@needs_fork
 def test_large_results_come_back_through_files(workers, monkeypatch):
     def work(index):
         time.sleep(0.001)

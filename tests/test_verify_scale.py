@@ -7,6 +7,7 @@ the generic walk over every counter it replaced named."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -121,6 +122,39 @@ def test_judging_in_workers_gives_the_same_findings_in_order(tmp_path, monkeypat
     assert parallel._in_workers(len(PLAN.devices))
     assert judge(PLAN, now, before, in_workers=True).findings == alone
     assert any(f.rule == "LL304" for f in alone)
+
+
+def test_reading_in_workers_only_reports_what_one_process_reports(tmp_path, monkeypatch):
+    """Saved state is read only in worker processes (collect.snapshot_from_folder): a switch
+    a worker cannot read (its output not JSON, its folder missing) is the same LL310 error,
+    pointing at the same file:line, as when this process reads it; the states come back
+    whole and in order."""
+    folder = _copy(tmp_path)
+    (folder / "leaf1" / "counters.json").write_text('{"COUNTERS:oid:0x1": ')
+    shutil.rmtree(folder / "spine1")
+    alone_snapshot = snapshot_from_folder(PLAN, folder)
+    alone = judge(PLAN, alone_snapshot).findings
+    readers = tmp_path / "readers"
+    readers.mkdir()
+    read_saved = collect._read_saved
+
+    def marked(*args, **kwargs):  # which processes read (a forked worker's list is its own)
+        (readers / str(os.getpid())).touch()
+        return read_saved(*args, **kwargs)
+
+    monkeypatch.setattr(collect, "_read_saved", marked)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # the lab's 6 switches, in workers
+    monkeypatch.setenv("LOSSLESS_JOBS", "2")
+    shared = snapshot_from_folder(PLAN, folder)
+    assert {p.name for p in readers.iterdir()} and str(os.getpid()) not in {
+        p.name for p in readers.iterdir()
+    }
+    assert snapshot_json(shared) == snapshot_json(alone_snapshot)
+    assert shared.failed_at == alone_snapshot.failed_at
+    assert judge(PLAN, shared).findings == alone
+    failed = {f.device: f for f in alone if f.rule == "LL310" and f.severity == "error"}
+    assert set(failed) == {"leaf1", "spine1"}
+    assert "counters.json" in failed["leaf1"].source
 
 
 # -- LL309 and LL310 compare a port's counters field by field ------------------------------

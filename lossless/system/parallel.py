@@ -8,8 +8,10 @@ of the list, while the workers take theirs from the front), so LOSSLESS_JOBS=2 i
 and this process. Results come back in order, so output is the same as one process writes.
 A result must be small to pay: pickling back 100 MB of rendered text or plan JSON cost what
 the second CPU saved, so workers write rendered files themselves and return their names, and
-large bytes come back through a temporary file (ordered_bytes). Small fabrics, systems
-without fork, and LOSSLESS_JOBS=1 run in this process.
+large bytes come back through a temporary file (ordered_bytes). Work whose items make and
+free much but return little (verify's reading of saved state) can be kept out of this
+process (here=False): a worker per job then, this process only taking results. Small
+fabrics, systems without fork, and LOSSLESS_JOBS=1 run in this process.
 """
 
 from __future__ import annotations
@@ -88,12 +90,19 @@ def _in_workers(count: int, worthwhile: bool | None = None) -> bool:
 
 
 def ordered_map(
-    work: Callable[[int], Result], count: int, chunk: int = 8, worthwhile: bool | None = None
+    work: Callable[[int], Result],
+    count: int,
+    chunk: int = 8,
+    worthwhile: bool | None = None,
+    here: bool = True,
 ) -> Iterator[Result]:
     """work(0), work(1), ... work(count - 1), in order, computed by this process and forked
     workers when that pays: `worthwhile` says so, or by default count >= MIN_ITEMS. `chunk`:
-    items a worker takes at a time. A worker's exception is raised here. A worker that dies
-    (the kernel's out-of-memory killer) does not hang the run: the items not yet back are
+    items a worker takes at a time. here False: this process computes none (a worker per
+    job instead): where each item makes and frees much (verify's parsed outputs) and its
+    result is small, this process's time is then only taking results, which is what the
+    run's wall time waits on. A worker's exception is raised here. A worker that dies (the
+    kernel's out-of-memory killer) does not hang the run: the items not yet back are
     computed here."""
     if not _in_workers(count, worthwhile):
         yield from (work(index) for index in range(count))
@@ -109,8 +118,8 @@ def ordered_map(
     ready: dict[int, Result] = {}  # computed, not yet yielded
     done = 0  # items yielded
     try:
-        with ProcessPoolExecutor(processes - 1, mp_context=context) as pool:
-            for index, result in _shared(work, count, chunk, pool, ready):
+        with ProcessPoolExecutor(processes - 1 if here else processes, mp_context=context) as pool:
+            for index, result in _shared(work, count, chunk, pool, ready, here):
                 yield result
                 done = index + 1
     except BrokenProcessPool:
@@ -126,6 +135,7 @@ def _shared(
     chunk: int,
     pool: ProcessPoolExecutor,
     ready: dict[int, Result],
+    here: bool = True,
 ) -> Iterator[tuple[int, Result]]:
     """(index, result) in order. Every chunk goes to the workers at once; they claim items
     from the front and this process from the back, one at a time, until they meet: this
@@ -145,10 +155,10 @@ def _shared(
             while next_out in ready:
                 yield next_out, ready.pop(next_out)
                 next_out += 1
-            index = _claim_from_back()
+            index = _claim_from_back() if here else None
             if index is not None:
                 ready[index] = work(index)
-            elif in_flight:  # all claimed: wait for the workers'
+            elif in_flight:  # all claimed (or none claimed here): wait for the workers'
                 first, future = in_flight.popleft()
                 ready.update(enumerate(future.result(), start=first))
     finally:

@@ -221,10 +221,11 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path, baseline: bool = False)
     saves; .json, the recordings' name, too). A stem without one is not collected (its .err,
     where the script left one, quoted); a device without a folder, or whose outputs cannot be
     read, is a failure. Devices are read in worker processes where the fabric is large
-    (system/parallel.py): each device's outputs are read, parsed and dropped there, and only
-    its state comes back. baseline: the state is a baseline, of which only the counters are
-    judged (deltas): where each value stands in its file is not looked up (Output.located),
-    nor what it leaves unread said."""
+    (system/parallel.py), and only there: each device's outputs are read, parsed and dropped
+    in a worker, and only its state comes back, so this process neither parses nor frees a
+    parsed tree. baseline: the state is a baseline, of which only the counters are judged
+    (deltas): where each value stands in its file is not looked up (Output.located), nor
+    what it leaves unread said."""
     snapshot = Snapshot()
     names = list(plan.devices)
 
@@ -234,7 +235,7 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path, baseline: bool = False)
     # the outputs' JSON trees and the states are many objects and no cycles: the collector
     # rescanning them as they are built cost more than the reading (system/long_lived.py)
     with building_long_lived():
-        for name, read in zip(names, ordered_map(read_one, len(names)), strict=True):
+        for name, read in zip(names, ordered_map(read_one, len(names), here=False), strict=True):
             _record(snapshot, name, read)
     return snapshot
 
