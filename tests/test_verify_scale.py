@@ -7,6 +7,8 @@ the generic walk over every counter it replaced named."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import shutil
 
@@ -18,7 +20,7 @@ from verify_recordings import LAB
 
 from lossless.errors import UsageError
 from lossless.inventory import load_inventory
-from lossless.observed import Output, PortState, QueueCounters, WatchdogCounters
+from lossless.observed import DeviceState, Output, PortState, QueueCounters, WatchdogCounters
 from lossless.planner.fabric import plan_fabric
 from lossless.system import parallel
 from lossless.verify import collect, rules
@@ -155,6 +157,53 @@ def test_reading_in_workers_only_reports_what_one_process_reports(tmp_path, monk
     failed = {f.device: f for f in alone if f.rule == "LL310" and f.severity == "error"}
     assert set(failed) == {"leaf1", "spine1"}
     assert "counters.json" in failed["leaf1"].source
+
+
+# -- --snapshot written as it is made ------------------------------------------------------
+
+
+def _whole(snapshot: collect.Snapshot) -> str:
+    """The snapshot's JSON made whole in memory, as `verify --snapshot` made it before it was
+    written device by device (2.6 GB at 32,768 GPUs)."""
+    data = {
+        "format": collect.SNAPSHOT_FORMAT,
+        "version": collect.SNAPSHOT_VERSION,
+        "devices": {name: state.to_dict() for name, state in sorted(snapshot.devices.items())},
+        "failures": dict(sorted(snapshot.failures.items())),
+    }
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def test_a_snapshot_written_device_by_device_is_the_whole_ones_text(tmp_path):
+    folder = _copy(tmp_path)
+    (folder / "leaf1" / "counters.json").write_text("not json")
+    shutil.rmtree(folder / "spine1")
+    snapshot = snapshot_from_folder(PLAN, folder)
+    assert snapshot.failures and snapshot.devices
+    assert snapshot_json(snapshot) == _whole(snapshot)
+    state = next(iter(snapshot.devices.values()))
+    state.unread.append(('a "quoted"\nname', "\u00e9\\"))  # escapes stay on their line
+    odd = collect.Snapshot(devices={'leaf "9"\u00e9': state}, failures={})
+    assert snapshot_json(odd) == _whole(odd)
+    assert snapshot_json(collect.Snapshot()) == _whole(collect.Snapshot())
+
+
+def test_a_snapshot_is_written_before_the_next_device_is_made(monkeypatch):
+    """Each device's dict is made when the devices before it are written out (held whole,
+    a 32k fabric's snapshot peaked at 2.6 GB)."""
+    snapshot = snapshot_from_folder(PLAN, LAB / "after")
+    stream = io.StringIO()
+    written = []
+    to_dict = DeviceState.to_dict
+
+    def made(state):
+        written.append(len(stream.getvalue()))
+        return to_dict(state)
+
+    monkeypatch.setattr(DeviceState, "to_dict", made)
+    collect.write_snapshot(stream, snapshot)
+    assert len(written) == len(snapshot.devices) > 1
+    assert written == sorted(set(written))  # more written before each
 
 
 # -- LL309 and LL310 compare a port's counters field by field ------------------------------

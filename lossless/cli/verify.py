@@ -73,9 +73,11 @@ def _baseline(path_text: str, plan):  # -> Snapshot
 
 
 def _save(file: str, snapshot) -> None:
-    from lossless.system.writing import write_atomically
-    from lossless.verify.collect import snapshot_json
+    """Written as it is made (a 32k fabric's is hundreds of MB), through a temporary file
+    and a rename."""
+    from lossless.system.writing import write_streamed
+    from lossless.verify.collect import write_snapshot
 
     target = Path(file)
-    write_atomically(target.parent, {target.name: snapshot_json(snapshot)})
+    write_streamed(target, lambda stream: write_snapshot(stream, snapshot), "--snapshot")
     print(printable(f"lossless: snapshot written to {target}"), file=sys.stderr)
