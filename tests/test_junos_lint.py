@@ -253,6 +253,43 @@ def test_an_ecn_curve_that_is_not_reds_ramp_is_refused_at_its_line(
     assert f"leaf4.conf:{_line(edited, at)}:" in result.err and words in result.err, result.err
 
 
+_ET1_CLASSIFIER = (
+    "        et-0/0/1 {\n"
+    "            congestion-notification-profile ROCE_PFC_1M;\n"
+    "            scheduler-map ROCE_SM;\n"
+    "            unit 0 {"
+)
+
+
+def test_a_classifier_on_a_unit_the_config_does_not_define_is_refused(run, configs):
+    """A DSCP classifier classifies its logical unit. On unit 1, with no `interfaces
+    et-0/0/1 unit 1` in the file, which unit carries the port's traffic is not known (unit 0
+    would take the default classifier): refused at its line, not read as the port's (the
+    read-back harness found it passing)."""
+    result, _ = _lint_edited(run, configs, _ET1_CLASSIFIER, _ET1_CLASSIFIER[:-3] + "1 {")
+    assert result.code == 2, result.out + result.err
+    edited = (configs / "leaf4.conf").read_text()
+    line = _line(edited, ("dscp ROCE_DSCP;", _ET1_CLASSIFIER[:-3] + "1 {"))
+    assert f"leaf4.conf:{line}:" in result.err, result.err
+    assert "unit 1, a logical unit the config does not define on et-0/0/1" in result.err
+
+
+def test_a_classifier_on_a_unit_the_config_defines_is_the_ports(run, configs):
+    path = configs / "leaf4.conf"
+    text = path.read_text()
+    before = run("lint", LAB, "--configs", str(configs), "--format", "json")
+    unit_1 = '        description "GPU NIC";\n        mtu 9114;\n        unit 1 {\n'
+    unit_1 += "            family inet;\n        }\n    }\n    et-0/0/30"
+    text = text.replace(
+        '        description "GPU NIC";\n        mtu 9114;\n    }\n    et-0/0/30', unit_1
+    )
+    path.write_text(text.replace(_ET1_CLASSIFIER, _ET1_CLASSIFIER[:-3] + "1 {"))
+    after = run("lint", LAB, "--configs", str(configs), "--format", "json")
+    assert after.code == before.code, after.err
+    said = [(f["rule"], f["message"]) for f in json.loads(after.out or "[]")]
+    assert said == [(f["rule"], f["message"]) for f in json.loads(before.out or "[]")]
+
+
 def test_a_profile_of_few_ports_that_pauses_another_queue_is_an_error(run, configs):
     """The 90 m uplink's profile alone pauses queue 5 for priority 3, whose class NO-LOSS is
     queued in 4: the switch sends pause on 3 and honours it on another queue (issue 36). The

@@ -152,6 +152,9 @@ class _Statements:
     schedulers: dict[str, _Scheduler] = field(default_factory=dict)
     drop_profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
     partitions: dict[str, tuple[int, str]] = field(default_factory=dict)
+    units: dict[str, set[str]] = field(default_factory=dict)  # `interfaces PORT unit N`
+    # the logical unit whose classifier a CoS interface's port takes, and where it is stated
+    classifier_units: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     hash: dict[str, Any] = field(default_factory=dict)
     # code points named by a word that is neither bits nor an alias (yet: aliases may follow),
     # and statements of a congestion-notification profile in a form Junos does not have
@@ -168,6 +171,8 @@ class _Statements:
             entry = self.interfaces.setdefault(w[1], {})
             if len(w) == 4 and w[2] in ("mtu", "speed"):
                 entry[w[2]] = (w[3], where)
+            elif len(w) >= 4 and w[2] == "unit":
+                self.units.setdefault(w[1], set()).add(w[3])
         elif w[0] == _COS and len(w) >= 3:
             self._cos(w[1:], where)
         elif w[:2] == ("forwarding-options", "enhanced-hash-key") and len(w) >= 4:
@@ -222,6 +227,8 @@ class _Statements:
                 and (w[3] in ("0", "*") or "classifier" not in entry)
             ):
                 entry["classifier"] = (w[6], where)
+                assert self.statement is not None
+                self.classifier_units[w[1]] = (w[3], self.statement.line, self.statement.column)
         elif kind == "scheduler-maps" and len(w) == 6 and w[2] == "forwarding-class":
             self.scheduler_maps.setdefault(w[1], {})[w[3]] = (w[5], where)
         elif kind == "schedulers" and len(w) >= 3:
@@ -277,6 +284,26 @@ class _Statements:
                     "(`af31`) or one `code-point-aliases dscp` defines",
                 )
             )
+
+    def check_classifier_units(self) -> None:
+        """A DSCP classifier classifies the logical unit it is applied to. Unit 0 (or `*`)
+        is read as the port's; another unit only where the config defines it on that port
+        (`interfaces PORT unit N`). Otherwise which unit carries the port's traffic is not in
+        the file: unit 0 would take Junos's default classifier, and lossless will not guess."""
+        for port, (unit, line, column) in sorted(self.classifier_units.items()):
+            if unit not in ("0", "*") and unit not in self.units.get(port, set()):
+                self.problems.append(
+                    Problem(
+                        self.file,
+                        line,
+                        column,
+                        "",
+                        f"{port}'s DSCP classifier is on unit {unit}, a logical unit the "
+                        f"config does not define on {port}: which unit carries the port's "
+                        "traffic is not in the file (unit 0 would classify by Junos's "
+                        "default classifier); apply it to unit 0, or state the unit",
+                    )
+                )
 
     def check_ecn_curves(self) -> None:
         """A drop profile that marks ECN is read as RED's ramp, DCQCN's: 0 % at its first
@@ -491,6 +518,7 @@ def parse(text: str, file: str, name: str, hint: DevicePlan | None = None) -> De
         st.read(statement)
     st.resolve()
     st.check_ecn_curves()
+    st.check_classifier_units()
     if st.problems:
         raise InputError(st.problems)
     reader = _Reader(st, hint, name, f"{file}:1:1")
