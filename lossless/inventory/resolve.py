@@ -529,7 +529,8 @@ class _Resolver:
                 continue
             where = self.where(path)
             cable_type, description = spec.get("cable"), spec.get("description", "")
-            for a, b, a_path, b_path in pairs:
+            a_ends, b_ends, a_path, b_path = pairs
+            for a, b in zip(a_ends, b_ends, strict=True):
                 a_node, a_port = a
                 b_node, b_port = b
                 if (
@@ -590,7 +591,9 @@ class _Resolver:
 
     def _link_pairs(
         self, spec: dict[str, Any], path: PathKey, devices: dict[str, Device]
-    ) -> list[tuple[Endpoint, Endpoint, PathKey, PathKey]] | None:
+    ) -> Pairs | None:
+        """The entry's links: its a ends and its b ends, paired in order, and the paths
+        their problems are said at."""
         has_ends = "a" in spec or "b" in spec
         if "mesh" in spec and has_ends:
             self.problem(path, "a link has either a and b, or mesh, not both")
@@ -612,11 +615,11 @@ class _Resolver:
                 "they are paired in order and must match",
             )
             return None
-        return [(a, b, a_path, b_path) for a, b in zip(a_ends, b_ends, strict=True)]
+        return a_ends, b_ends, a_path, b_path
 
     def _mesh_pairs(
         self, mesh: dict[str, Any], path: PathKey, devices: dict[str, Device]
-    ) -> list[tuple[Endpoint, Endpoint, PathKey, PathKey]] | None:
+    ) -> Pairs | None:
         per_pair = mesh.get("links_per_pair", 1)
         sides = []
         for side in ("a", "b"):
@@ -638,19 +641,20 @@ class _Resolver:
                     f"ports gives {len(ports)}",
                 )
                 return None
-        pairs = []
+        a_ends: list[Endpoint] = []
+        b_ends: list[Endpoint] = []
+        add_a, add_b = a_ends.append, b_ends.append
         make = tuple.__new__  # Endpoint(node, port) without its Python-level __new__
         b_next = dict.fromkeys(b_names, 0)
         for a_name in a_names:
             a_next = 0
             for b_name in b_names:
                 for _ in range(per_pair):
-                    a = make(Endpoint, (a_name, a_ports[a_next]))
-                    b = make(Endpoint, (b_name, b_ports[b_next[b_name]]))
+                    add_a(make(Endpoint, (a_name, a_ports[a_next])))
+                    add_b(make(Endpoint, (b_name, b_ports[b_next[b_name]])))
                     a_next += 1
                     b_next[b_name] += 1
-                    pairs.append((a, b, a_path, b_path))
-        return pairs
+        return a_ends, b_ends, a_path, b_path
 
     def _check_link(
         self,
@@ -731,6 +735,11 @@ class _Resolver:
             nic_operator={k: str(v) for k, v in fabric.get("nic_operator", {}).items()},
             _link_index=self.link_index,
         )
+
+
+# A link entry's links: its a ends, its b ends (paired in order), where a's and b's problems
+# are said (two lists, not a tuple per link: 262,144 links at 131,072 GPUs)
+Pairs = tuple[list[Endpoint], list[Endpoint], PathKey, PathKey]
 
 
 def _ports_of(
