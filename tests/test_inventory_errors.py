@@ -319,3 +319,34 @@ def test_a_nic_range_at_the_wrong_speed_is_one_problem_at_the_nic(run, write):
     assert line.startswith(f"{path}:8:"), line
     assert "servers.gpu[01:04].nics.eth0.speed: 200G" in line
     assert "run at 100G: leaf1:Ethernet1/1 - gpu01:eth0 and 3 more links (links[0])" in line
+
+
+# The links' common case is decided inline (resolve_links); these are the cases it must hand
+# to _check_link, which says what is wrong.
+def test_port_linked_to_itself(run, write):
+    path = write(MINIMAL.replace("b: spine1:Ethernet1/1", "b: leaf1:Ethernet4"))
+    line = only_problem(run("validate", str(path)))
+    assert line == f"{path}:22:9: links[1].a: leaf1:Ethernet4 is linked to itself"
+
+
+def test_link_of_two_nics(run, write):
+    two_servers = MINIMAL.replace(
+        "      eth0: {speed: 400G}\n",
+        "      eth0: {speed: 400G}\n  gpu2:\n    nics:\n      eth0: {speed: 400G}\n",
+    ).replace("a: leaf1:Ethernet0, b: gpu1:eth0", "a: gpu1:eth0, b: gpu2:eth0")
+    path = write(two_servers)
+    line = only_problem(run("validate", str(path)))
+    assert line.startswith(f"{path}:")
+    assert line.endswith(
+        "links[0].a: gpu1:eth0 - gpu2:eth0: a link needs a switch on at least one end"
+    )
+
+
+def test_two_ports_of_one_switch_may_be_linked(run, write):
+    path = write(
+        MINIMAL.replace("b: spine1:Ethernet1/1", "b: leaf1:Ethernet8").replace(
+            "Ethernet[0:4:4]", "Ethernet[0:8:4]"
+        )
+    )
+    result = run("validate", str(path))
+    assert result.code == 0, result.err
