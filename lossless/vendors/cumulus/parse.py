@@ -114,7 +114,7 @@ class _Reader:
             lossless[0].sources["pfc_priorities"] if lossless else device.source
         )
         mapping = self._bound(lossless, "mapping")
-        device.maps.dscp_to_tc, device.sources["dscp_to_tc"] = self._dscp_map(mapping)
+        device.maps.dscp_to_tc, device.sources["dscp_to_tc"], by_dscp = self._dscp_map(mapping)
         device.maps.tc_to_queue, device.sources["tc_to_queue"] = self._queue_map()
         lossless_pgs = device.lossless_priorities
         device.maps.tc_to_pg = {sp: sp if sp in lossless_pgs else 0 for sp in range(8)}
@@ -130,8 +130,14 @@ class _Reader:
         self._ecmp()
         classify_traffic(device)
         for fact, dscp in (("roce", device.roce_dscp), ("cnp", device.cnp_dscp)):
+            # a trust that does not use DSCP classifies every frame: its line is the class's,
+            # not the DSCP entry, whose switch-priority the switch then ignores
             entry = ("qos", "mapping", mapping, "dscp", str(dscp))
-            device.sources[fact] = self.stated(entry, device.sources["dscp_to_tc"])
+            device.sources[fact] = (
+                self.stated(entry, device.sources["dscp_to_tc"])
+                if by_dscp
+                else device.sources["dscp_to_tc"]
+            )
         # Cumulus sizes headroom from each profile's cable length unless the profile states
         # xoff-threshold: those PGs are judged (LL101, LL102), the others are the switch's
         device.headroom_known = any(not h.by_switch for port in ports for h in port.headroom)
@@ -255,7 +261,8 @@ class _Reader:
 
     # -- device-wide maps and scheduling -----------------------------------------------------
 
-    def _dscp_map(self, profile: str) -> tuple[dict[int, int], str]:
+    def _dscp_map(self, profile: str) -> tuple[dict[int, int], str, bool]:
+        """DSCP -> switch priority, where it is stated, and whether the trust uses DSCP."""
         path = ("qos", "mapping", profile)
         config, roce = self.config, self.roce
         config.mapping(path)
@@ -269,8 +276,8 @@ class _Reader:
         trust = trust or (roce.trust if roce else defaults.TRUST)
         if not defaults.TRUST_USES_DSCP[trust]:  # untagged IP: the port's default priority
             sp = defaults.PORT_DEFAULT_SP if default_sp is None else default_sp
-            return dict.fromkeys(range(64), sp), self.base_source((*path, "trust"))
-        return dscp_to_sp, self.base_source((*path, "dscp"))
+            return dict.fromkeys(range(64), sp), self.base_source((*path, "trust")), False
+        return dscp_to_sp, self.base_source((*path, "dscp")), True
 
     def _queue_map(self) -> tuple[dict[int, int], str]:
         path = ("qos", "egress-queue-mapping", PROFILE, "switch-priority")
