@@ -254,6 +254,14 @@ def _lint_changed(change: tuple[str, str, str], repo: Path) -> tuple[dict[str, A
     return tuple(found)
 
 
+def reports(finding: dict[str, Any], rule_id: str) -> bool:
+    """The finding is the rule's, or the config drift (LL200) that the rule's finding follows
+    from and is folded into, naming it (lossless/lint/consequences.py)."""
+    return finding["rule"] == rule_id or (
+        finding["rule"] == "LL200" and f"({rule_id}): " in finding["message"]
+    )
+
+
 def _example_section(example: dict[str, Any], repo: Path, rule_id: str) -> list[str]:
     old, new = example["change"]["from"], example["change"]["to"]
     diff = [f"-{line}" for line in old.splitlines()] + [f"+{line}" for line in new.splitlines()]
@@ -261,7 +269,7 @@ def _example_section(example: dict[str, Any], repo: Path, rule_id: str) -> list[
         f"{f['file']}:{f['line']}:{f['column']}: {f['severity']} {f['rule']} [{f['name']}] "
         f"{f.get('device') or ''} {f.get('port') or ''}: {f['message']}".replace("  ", " ")
         for f in example_findings(example, repo)
-        if f["rule"] == rule_id
+        if reports(f, rule_id)
     ]
     return [
         f"### {example['os']}: {example['title']}",
@@ -272,7 +280,8 @@ def _example_section(example: dict[str, Any], repo: Path, rule_id: str) -> list[
         *diff,
         "```",
         "",
-        f"`lossless lint` reports ({rule_id} only):",
+        f"`lossless lint` reports ({rule_id} only, or the config drift it follows from, "
+        "which names it):",
         "",
         "```",
         *reported,

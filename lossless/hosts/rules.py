@@ -65,12 +65,14 @@ def _both_ends(
     device: DevicePlan,
     fabric: FabricPlan,
     severity: str = "error",
+    switch_facts: tuple[str, ...] = (),
 ) -> list[Finding]:
     """One finding per disagreement between a NIC and its switch port: on the switch port
     (device, port), at the line that states the differing value. The message names neither
-    end, so one cause on many ports (NICs written as one range) is one finding."""
+    end, so one cause on many ports (NICs written as one range) is one finding.
+    `switch_facts`: the switch's facts that differ from the NIC's (Finding.facts)."""
     where = _differing_end(fabric, nic, fields, port)
-    return [Finding(where, rule_id, severity, message, device.name, port.name)]
+    return [Finding(where, rule_id, severity, message, device.name, port.name, facts=switch_facts)]
 
 
 @rule(
@@ -159,6 +161,7 @@ def host_pfc_match(fabric: FabricPlan):
                 port,
                 device,
                 fabric,
+                switch_facts=("pfc_priorities",),
             )
 
 
@@ -199,6 +202,7 @@ def host_roce_class(fabric: FabricPlan):
                 port,
                 device,
                 fabric,
+                switch_facts=("dscp_to_tc",),
             )
         if (
             nic.roce_priority is not None

@@ -388,6 +388,7 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
                     "error",
                     _said(vendor, key, have.get(key), want[key]),
                     parsed.name,
+                    facts=(key,),
                 )
             )
     for name in sorted(set(want["ports"]) | set(have["ports"])):
@@ -429,6 +430,14 @@ def drift(planned: DevicePlan, parsed: DevicePlan, vendor: Vendor) -> list[Findi
                 if key == "pfc_priorities" and lost:
                     message += _what_is_lost(lost)
                 findings.append(
-                    Finding(located(port, key), "LL200", "error", message, parsed.name, name)
+                    Finding(
+                        located(port, key),
+                        "LL200",
+                        "error",
+                        message,
+                        parsed.name,
+                        name,
+                        facts=(key,),
+                    )
                 )
     return findings

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from lossless.plan import FabricPlan
@@ -27,6 +27,11 @@ class Finding:
     # of several devices, the switches on a deadlock cycle): reports count it against each.
     # No lint output format prints it (lint.runner.affected reads it).
     devices: tuple[str, ...] = ()
+    # The facts of the device (or its port) whose value the finding is about (names of
+    # vendors.facts PORT_FACTS/DEVICE_FACTS): LL200 drift says which fact a config states
+    # otherwise, a link or host rule which switch fact differs from the other end's; lint
+    # folds the second into the first (lint/consequences.py). Not printed, not compared.
+    facts: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

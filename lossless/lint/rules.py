@@ -4,6 +4,7 @@ PFC-safety rules; docs/reference/vendors.md section 6 lists cross-vendor checks)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -961,8 +962,11 @@ def _link_findings(ends: tuple, rule_id: str, message: str, fact: str):
         [(port, device)] = read
         both = (device_a.name, device_b.name)
         where = _fact_source(port, device, fact)
-        return [Finding(where, rule_id, "error", message, device.name, port.name, both)]
+        return [Finding(where, rule_id, "error", message, device.name, port.name, both, (fact,))]
     return [
-        _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message)
+        replace(
+            _at((_fact_source(port, device, fact), device.name, port.name), rule_id, message),
+            facts=(fact,),
+        )
         for port, device in ends_
     ]

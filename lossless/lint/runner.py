@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from lossless.lint.catalogue import registered_rules, resolve_rules
+from lossless.lint.consequences import fold_consequences
 from lossless.lint.registry import Finding, Rule, computed_once, computing_once, finding_of
 from lossless.plan import FabricPlan, PortPlan, located, shared_parts
 from lossless.system.long_lived import collector_paused
@@ -176,7 +177,7 @@ def lint(
             skipped.setdefault((finding.rule, reason, scope, at), []).append(finding)
     suppressed = [Suppressed(*key, tuple(group)) for key, group in skipped.items()]
     ran = tuple(i for i in runnable(read) if _selected(i, selected, ignored))
-    return LintResult(one_per_cause(kept), suppressed, ran)
+    return LintResult(one_per_cause(fold_consequences(kept)), suppressed, ran)
 
 
 def runnable(read: Iterable[str] = ()) -> list[str]:
@@ -273,7 +274,7 @@ def one_per_cause(findings: list[Finding]) -> list[Finding]:
                 else f"{first.message} ({len(group)} ports: {where})",
                 first.device if len(devices) == 1 else None,
                 None,
-                () if devices == {first.device} and first.device is not None else named,
+                () if set(named) == {first.device} else named,
             )
         )
     return merged
