@@ -30,6 +30,10 @@ def _findings(output: str, path) -> set[tuple[str, int]]:
         match = re.match(rf"{re.escape(str(path))}:(\d+):\d+: \w+ (LL\d+) ", text)
         if match:
             found.add((match.group(2), int(match.group(1))))
+            # a link or host rule's finding folded into the drift it follows from, which
+            # names it at the same line (lossless/lint/consequences.py)
+            if match.group(2) == "LL200":
+                found |= {(r, int(match.group(1))) for r in re.findall(r"\((LL\d+)\): ", text)}
     return found
 
 

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_cases import names
 from conftest import INVENTORIES, REPO
 
 LAB = str(INVENTORIES / "lab.yaml")
@@ -101,12 +102,6 @@ def _line(text: str, needle: str | tuple[str, str]) -> int:
     return text[:offset].count("\n") + 1 + needle.count("\n")
 
 
-def _says(finding: dict, rule: str) -> bool:
-    return finding["rule"] == rule or (
-        finding["rule"] == "LL200" and f"({rule}): " in finding["message"]
-    )
-
-
 @pytest.mark.parametrize("name", sorted(REMOVED))
 def test_a_removed_setting_is_a_finding_at_its_line(run, configs, name):
     removed, expected = REMOVED[name]
@@ -123,7 +118,7 @@ def test_a_removed_setting_is_a_finding_at_its_line(run, configs, name):
         line = _line(edited, needle)
         # a link or host rule's finding that leaf4's own drift causes is folded into that
         # LL200 finding, which names it (lint/consequences.py)
-        hits = {(f["file"], f["line"]) for f in findings if _says(f, rule)}
+        hits = {(f["file"], f["line"]) for f in findings if names(f, rule)}
         assert (str(path), line) in hits, (rule, line, hits)
 
 
@@ -142,7 +137,7 @@ def test_a_removed_setting_of_a_qfx5240_is_a_finding_at_its_line(run, tmp_path, 
         line = _line(edited, needle)
         # a link or host rule's finding that leaf4's own drift causes is folded into that
         # LL200 finding, which names it (lint/consequences.py)
-        hits = {(f["file"], f["line"]) for f in findings if _says(f, rule)}
+        hits = {(f["file"], f["line"]) for f in findings if names(f, rule)}
         assert (str(path), line) in hits, (rule, line, hits)
 
 

@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+from cli_cases import says
 from conftest import INVENTORIES, REPO
 
 from lossless.inventory import load_inventory
@@ -104,13 +105,6 @@ SEEDED = {
 }
 
 
-def _says(line: str, rule_id: str) -> bool:
-    """A finding line of the rule, or the drift finding (LL200) that the rule's finding on
-    the same device follows from and is folded into, naming it (lint/consequences.py: a
-    link's MTU or PFC mismatch that the config's own drift causes)."""
-    return f" {rule_id} " in line or (" LL200 " in line and f"({rule_id}): " in line)
-
-
 @pytest.mark.parametrize("defect", sorted(SEEDED))
 def test_seeded_defect_in_a_sonic_config_is_caught_at_its_file_and_line(run, configs, defect):
     name, change, rule_id, anchors = SEEDED[defect]
@@ -121,7 +115,7 @@ def test_seeded_defect_in_a_sonic_config_is_caught_at_its_file_and_line(run, con
     assert result.code == 1, result.out
     expected = f"{path}:{line}:"
     lines = result.out.splitlines()
-    hits = [text for text in lines if _says(text, rule_id)]
+    hits = [text for text in lines if says(text, rule_id)]
     assert any(text.startswith(expected) for text in hits), (expected, hits)
     # and the same change is drift from the plan, at the same place
     assert any(text.startswith(expected) and " LL200 " in text for text in lines)
@@ -335,5 +329,5 @@ def test_seeded_defect_in_a_cli_config_is_caught_at_its_file_and_line(run, confi
     line = _line_of(path, where)
     result = run("lint", LAB, "--configs", str(configs))
     assert result.code == 1, result.out
-    hits = [text for text in result.out.splitlines() if _says(text, rule_id)]
+    hits = [text for text in result.out.splitlines() if says(text, rule_id)]
     assert any(text.startswith(f"{path}:{line}:") for text in hits), (line, hits)

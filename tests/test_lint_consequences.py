@@ -127,3 +127,11 @@ def test_the_roce_class_drift_takes_the_dscp_map_findings_of_every_port():
         "on spine1; et-0/0/0, et-0/0/1 (LL132): TC 0 on the switch"
     )
     assert folded.devices == ("leaf4", "spine1")  # counted against the link's peer too
+
+
+def test_without_the_drift_rule_the_link_findings_are_their_own(run, configs):
+    # nothing to fold into when LL200 is not reported: each link's LL105 is reported
+    _edit(configs / "spine1.cfg", "   priority-flow-control priority 3 no-drop\n", "")
+    result = run("lint", LAB, "--configs", str(configs), "--ignore", "LL200")
+    assert result.code == 1, result.out + result.err
+    assert sum(" LL105 " in line for line in result.out.splitlines()) == 4, result.out
