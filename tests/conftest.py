@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
+import json
 import os
 import textwrap
 from collections.abc import Iterator
@@ -10,6 +14,7 @@ import pytest
 from hypothesis import settings
 
 from lossless.cli.main import main
+from lossless.report.plan_compact import expand
 
 # Property tests explore new inputs on every local run; in CI (CI=true) they replay the same
 # ones, so a submission's result does not depend on the draw. A counterexample found locally
@@ -111,3 +116,19 @@ def beyond_the_lab_warning(findings: list) -> list:
         return finding[key] if isinstance(finding, dict) else getattr(finding, key)
 
     return [f for f in findings if (of(f, "rule"), of(f, "device")) != LAB_WARNING]
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    """lossless in this process: its exit code and standard output (standard error dropped)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+@functools.cache
+def plan_json(inventory: Path) -> dict:
+    """`lossless plan INVENTORY --format json`, expanded to the per-port form."""
+    code, out = cli("plan", str(inventory), "--format", "json")
+    assert code == 0
+    return expand(json.loads(out))

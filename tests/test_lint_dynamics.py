@@ -6,17 +6,14 @@ alike switches)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import INVENTORIES
+from conftest import INVENTORIES, cli
 
-from lossless.cli.main import main
 from lossless.inventory import load_inventory
 from lossless.lint import dynamics
 from lossless.lint.dynamics import first_events
@@ -29,13 +26,6 @@ LAB = INVENTORIES / "lab.yaml"
 PLANNED = "ecn: {preset: nvidia, max_bytes: 500000}"
 # Kmax far above the trigger with the DCQCN paper's Pmax (docs/rules/examples.yaml's LL128)
 STEEP = "ecn: {preset: nvidia, max_bytes: 3000000, probability_percent: 1}"
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(argv))
-    return code, out.getvalue()
 
 
 @pytest.fixture(scope="module")

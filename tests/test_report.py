@@ -4,46 +4,27 @@ deterministic and written safely. The page in a real browser: test_report_browse
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
 import json
 import re
-from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import INVENTORIES, MINIMAL
+from conftest import INVENTORIES, MINIMAL, cli, plan_json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lossless.cli.main import main
 from lossless.report import charts
 from lossless.report.names import name_ranges
 from lossless.report.page import markdown_escape
-from lossless.report.plan_compact import expand
 from lossless.text import ranges
 from lossless.text.units import parse_speed
 
 LAB = INVENTORIES / "lab.yaml"
 POD = INVENTORIES / "pod-2048.yaml"
 VOID = {"meta", "link", "br", "img", "hr", "input", "area", "base", "col", "source", "wbr"}
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(argv))
-    return code, out.getvalue()
-
-
-@cache
-def plan_json(inventory: Path) -> dict:
-    code, out = cli("plan", str(inventory), "--format", "json")
-    assert code == 0
-    return expand(json.loads(out))
 
 
 def write_report(inventory: Path, folder: Path, *options: str) -> tuple[str, str]:

@@ -6,9 +6,7 @@ port as docs/simulate.md defines it, equal scenarios run once, deterministic, es
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import json
 import re
 from functools import cache
@@ -17,35 +15,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import INVENTORIES
+from conftest import INVENTORIES, cli, plan_json
 
-from lossless.cli.main import main
 from lossless.inventory import load_inventory
 from lossless.lint.runner import lint
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.report import charts
 from lossless.report.page import render_html
-from lossless.report.plan_compact import expand
 from lossless.report.view import build_report
 from lossless.simulate.worst import run_distinct, worst_port
 
 LAB = INVENTORIES / "lab.yaml"
 POD = INVENTORIES / "pod-2048.yaml"
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(argv))
-    return code, out.getvalue()
-
-
-@cache
-def plan_json(inventory: Path) -> dict:
-    code, out = cli("plan", str(inventory), "--format", "json")
-    assert code == 0
-    return expand(json.loads(out))
 
 
 @cache
