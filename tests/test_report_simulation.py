@@ -279,6 +279,23 @@ def test_a_hostile_device_name_is_escaped_in_the_simulation():
     assert 'aria-label="simulated egress queue of &lt;script&gt;' in section
 
 
+def test_the_command_to_run_it_longer_is_quoted_for_the_shell(tmp_path):
+    """The page shows a `lossless simulate` line to copy: an inventory path with a space and
+    a command substitution stays one word, quoted, then HTML-escaped."""
+    folder = tmp_path / "a b $(touch x)"
+    folder.mkdir()
+    inventory = folder / "lab.yaml"
+    inventory.write_text(LAB.read_text())
+    out = tmp_path / "report"
+    code, _ = cli("report", str(inventory), "-o", str(out), "--simulate-ms", "0.05")
+    assert code in (0, 1)
+    html = (out / "index.html").read_text()
+    quoted = f"lossless simulate &#39;{inventory}&#39; --device leaf1 --port Ethernet"
+    assert quoted in html, re.findall(
+        r"<code>lossless simulate[^<]*</code>", html
+    )[:1]
+
+
 def test_a_port_that_pauses_first_is_flagged_as_lint_flags_it(tmp_path):
     """Kmax 3 MB with Pmax 1 % (docs/rules/examples.yaml's LL128): the report's worst ports
     that pause first are on the switches LL128 names, and the card says so."""

@@ -23,6 +23,7 @@ import base64
 import hashlib
 import json
 import re
+import shlex
 from functools import cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -60,12 +61,15 @@ def html_finalize(value: object) -> object:
 
 @cache
 def html_environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(resource_path("templates", "report"))),
         autoescape=True,
         finalize=html_finalize,
         **_COMMON,  # type: ignore[arg-type]
     )
+    # a command the page shows to copy: each word quoted for the shell, then HTML-escaped
+    env.filters["shell_quote"] = shlex.quote
+    return env
 
 
 # Characters that mean something in GitHub-flavoured Markdown (tables, emphasis, links,
