@@ -291,9 +291,7 @@ def test_the_command_to_run_it_longer_is_quoted_for_the_shell(tmp_path):
     assert code in (0, 1)
     html = (out / "index.html").read_text()
     quoted = f"lossless simulate &#39;{inventory}&#39; --device leaf1 --port Ethernet"
-    assert quoted in html, re.findall(
-        r"<code>lossless simulate[^<]*</code>", html
-    )[:1]
+    assert quoted in html, re.findall(r"<code>lossless simulate[^<]*</code>", html)[:1]
 
 
 def test_a_port_that_pauses_first_is_flagged_as_lint_flags_it(tmp_path):
