@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from lossless.inventory import load_inventory  # noqa: E402
 from lossless.planner.fabric import plan_fabric  # noqa: E402
-from lossless.simulate.dcqcn import DEFAULTS, Dcqcn, dcqcn  # noqa: E402
+from lossless.simulate.dcqcn import Dcqcn, dcqcn, parse_overrides  # noqa: E402
 from lossless.simulate.fluid import simulate  # noqa: E402
 from lossless.simulate.scenario import Scenario, scenario  # noqa: E402
 
@@ -363,15 +363,10 @@ def main() -> int:
         fail(f"no {args.program}: run benchmarks/peer_sim/build.py first")
     plan = plan_fabric(load_inventory(str(args.inventory)), [args.device])
     duration = args.duration / 1000
-    overrides = {}
-    for pair in args.dcqcn:
-        name, _, value = pair.partition("=")
-        if name not in DEFAULTS:
-            fail(f"--dcqcn {pair!r}: NAME one of {', '.join(DEFAULTS)}")
-        try:
-            overrides[name] = float(value)
-        except ValueError:
-            fail(f"--dcqcn {pair!r}: {value!r} is not a number")
+    try:
+        overrides = parse_overrides(args.dcqcn)
+    except ValueError as error:
+        fail(str(error))
     modes = [True, False] if args.no_cc_too else [True]
     for cc_on in modes:
         for n in args.incast:

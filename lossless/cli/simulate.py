@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import sys
 
 from lossless.cli.inputs import load
 from lossless.errors import UsageError
 from lossless.inventory.schema import suggest
 from lossless.planner.fabric import plan_fabric
-from lossless.simulate.dcqcn import DEFAULTS, RANGES, dcqcn
+from lossless.simulate.dcqcn import dcqcn, parse_overrides
 from lossless.simulate.fluid import simulate
 from lossless.simulate.output import csv_rows, record, text_lines
 from lossless.simulate.scenario import ScenarioError, fan_in, scenario
@@ -23,29 +22,10 @@ MAX_STEPS = 10_000_000  # 1 s at 100 ns: minutes of run time, no more
 
 
 def _dcqcn_overrides(pairs: list[str]) -> dict[str, float]:
-    overrides = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or name not in DEFAULTS:
-            raise UsageError(
-                f"--dcqcn {printable(pair)!r}: NAME=VALUE with NAME one of {', '.join(DEFAULTS)}"
-            )
-        try:
-            number = float(value)
-        except ValueError:
-            number = float("nan")
-        low, high = RANGES[name]
-        if not low <= number <= (float("inf") if high is None else high) or math.isinf(number):
-            upper = f" and {high:g}" if high is not None else ""
-            raise UsageError(
-                f"--dcqcn {name}: {printable(value)!r} is not a number "
-                + (f"between {low:g}{upper}" if high is not None else f">= {low:g}")
-            )
-        if not number.is_integer():
-            # the NIC takes every DCQCN knob as an integer (mlxconfig, sysfs): 0.5 is no setting
-            raise UsageError(f"--dcqcn {name}: {printable(value)!r} is not a whole number")
-        overrides[name] = number
-    return overrides
+    try:
+        return parse_overrides(pairs)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def _check(args: argparse.Namespace) -> None:

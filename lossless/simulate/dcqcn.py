@@ -9,6 +9,9 @@ The neutral names are `lossless/hosts/nvidia.py` DCQCN_KNOBS', so an inventory's
 from __future__ import annotations
 
 import dataclasses
+import math
+
+from lossless.text.printable import printable
 
 # NVIDIA DOCA SDK "DCQCN CC Parameters" (networking-docs.nvidia.com/doca/archive/3-4-0/
 # dcqcn-cc-parameters), the MLNX_OFED column: [SRC] read there. [2ND]: that page's
@@ -112,3 +115,30 @@ def dcqcn(overrides: dict[str, float] | None = None) -> Dcqcn:
         clamp_after_timer=bool(values["clamp_after_timer_increase"]),
         sources=sources,
     )
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, float]:
+    """`NAME=VALUE` knobs (--dcqcn) checked against RANGES; ValueError names the bad one."""
+    overrides = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or name not in DEFAULTS:
+            raise ValueError(
+                f"--dcqcn {printable(pair)!r}: NAME=VALUE with NAME one of {', '.join(DEFAULTS)}"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        low, high = RANGES[name]
+        if not low <= number <= (float("inf") if high is None else high) or math.isinf(number):
+            upper = f" and {high:g}" if high is not None else ""
+            raise ValueError(
+                f"--dcqcn {name}: {printable(value)!r} is not a number "
+                + (f"between {low:g}{upper}" if high is not None else f">= {low:g}")
+            )
+        if not number.is_integer():
+            # the NIC takes every DCQCN knob as an integer (mlxconfig, sysfs): 0.5 is no setting
+            raise ValueError(f"--dcqcn {name}: {printable(value)!r} is not a whole number")
+        overrides[name] = number
+    return overrides
