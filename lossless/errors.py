@@ -27,6 +27,9 @@ class InputError(Exception):
         self.problems = sorted(set(problems))
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def __reduce__(self) -> tuple[type, tuple[list[Problem]]]:
+        return InputError, (self.problems,)  # from a worker process, as it was raised
+
 
 class UsageError(Exception):
     """A command-line value that makes no sense (exit code 2)."""

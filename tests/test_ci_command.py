@@ -145,6 +145,55 @@ def test_a_config_that_is_not_its_os_writes_nothing(run, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["configs"]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_the_plan_json_written_by_another_process_is_the_same(run, tmp_path, monkeypatch):
+    """On a large fabric the plan JSON is written by a process of its own while the render
+    and the lint rules run here (system/parallel.in_background): the same file, said once
+    it is written, after the render."""
+    from lossless.report import plan_json
+    from lossless.system import parallel
+
+    monkeypatch.setenv("LOSSLESS_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    writers = tmp_path / "writers"
+    writers.mkdir()
+    write = plan_json.write_plan_json
+
+    def recorded(*args, **kwargs):
+        (writers / str(os.getpid())).touch()
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(plan_json, "write_plan_json", recorded)
+    result = run(
+        "ci", LAB, "--plan-json", str(tmp_path / "plan.json"), "--render", str(tmp_path / "out")
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert [p.name for p in writers.iterdir()] != [str(os.getpid())]
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    assert (tmp_path / "plan.json").read_text() == run("plan", LAB, "--format", "json").out
+    said = result.err.splitlines()
+    assert said.index(f"plan of 6 devices written to {tmp_path / 'plan.json'}") > said.index(
+        f"6 written, 0 unchanged in {tmp_path / 'out'}"
+    )
+
+
+def test_a_plan_json_it_cannot_write_writes_nothing(run, tmp_path, monkeypatch):
+    """A --plan-json ci cannot write is said before the configs are written, though the
+    plan JSON is written beside them (in another process on a large fabric)."""
+    from lossless.system import parallel
+
+    monkeypatch.setenv("LOSSLESS_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    (tmp_path / "taken").write_text("a file, not a folder\n")
+    result = run(
+        "ci", LAB, "--plan-json", str(tmp_path / "taken" / "plan.json"),
+        "--render", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert result.code == 2
+    assert "--plan-json" in result.err and "taken" in result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
 def test_reports_in_other_formats_are_those_lint_prints(run, tmp_path):
     inventory = tmp_path / "lab.yaml"  # findings, so that the reports hold some
     inventory.write_text((INVENTORIES / "lab.yaml").read_text().replace("mtu: 9100", "mtu: 1500"))

@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import INVENTORIES, REPO
 
-from lossless.errors import UsageError
+from lossless.errors import InputError, Problem, UsageError
 from lossless.inventory import load_inventory
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.configs import fabric_from_configs
@@ -75,6 +75,84 @@ def test_a_workers_error_is_raised_here(workers):
 
     with pytest.raises(UsageError, match="config 200 is not a file"):
         list(parallel.ordered_map(work, 300))
+
+
+@needs_fork
+def test_work_in_background_comes_back_from_another_process(workers):
+    """What it returns, computed by another process, which forks no workers of its own
+    (the CPUs are this process's and its workers')."""
+    with parallel.in_background(lambda: (os.getpid(), parallel.jobs()), True) as work:
+        pid, jobs = work.result()
+    assert pid != os.getpid()
+    assert jobs == 1
+    assert parallel.jobs() == 2  # this process is not changed
+
+
+@needs_fork
+@pytest.mark.parametrize(
+    "error",
+    [
+        UsageError("--plan-json out/plan.json: cannot write: No space left on device"),
+        InputError(
+            [
+                Problem("inv.yaml", 3, 5, "devices.leaf1", "unknown key"),
+                Problem("inv.yaml", 1, 1, "", "x"),
+            ]
+        ),
+    ],
+)
+def test_an_error_in_background_is_raised_here_as_it_was_raised(workers, error):
+    def fail():
+        raise error
+
+    with pytest.raises(type(error)) as raised, parallel.in_background(fail, True) as work:
+        work.result()
+    assert str(raised.value) == str(error)
+    if isinstance(error, InputError):
+        assert raised.value.problems == error.problems
+
+
+@needs_fork
+def test_background_work_whose_process_dies_is_done_here(workers, tmp_path):
+    """A process killed before it answers (the out-of-memory killer) does not lose the work."""
+    marker = tmp_path / "done"
+
+    def work():
+        if os.getpid() != here:
+            os._exit(9)  # dies without a word
+        marker.write_text("here")
+        return "done"
+
+    here = os.getpid()
+    with parallel.in_background(work, True) as background:
+        assert background.result() == "done"
+    assert marker.read_text() == "here"
+
+
+@needs_fork
+def test_leaving_early_waits_for_the_background_work(workers, tmp_path):
+    """An error here before result(): the block still waits for the other process, whose
+    clean-up (a temporary file removed) is then done."""
+    marker = tmp_path / "finished"
+
+    def work():
+        time.sleep(0.2)
+        marker.write_text("yes")
+
+    with pytest.raises(KeyError), parallel.in_background(work, True):
+        raise KeyError("error here")
+    assert marker.read_text() == "yes"
+
+
+def test_background_work_not_worthwhile_is_done_here_at_once(monkeypatch):
+    monkeypatch.setenv("LOSSLESS_JOBS", "4")
+    done = []
+    background = parallel.in_background(lambda: done.append(os.getpid()) or "x", False)
+    assert done == [os.getpid()]  # before result() is asked for
+    assert background.result() == "x"
+    monkeypatch.setenv("LOSSLESS_JOBS", "1")
+    with parallel.in_background(os.getpid, True) as work:
+        assert work.result() == os.getpid()
 
 
 def test_one_job_or_few_items_stay_in_this_process(monkeypatch):

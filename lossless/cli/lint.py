@@ -188,7 +188,8 @@ def _ci(
 ) -> int:
     from lossless.lint.report import report
     from lossless.lint.runner import lint
-    from lossless.system.writing import write_streamed
+    from lossless.system.parallel import MIN_ITEMS, in_background
+    from lossless.system.writing import check_streamable, write_streamed
 
     inventory = load(args, "ci")
     plan = plan_fabric(inventory, hosts="later")  # whole: the deadlock rules need every link
@@ -196,23 +197,36 @@ def _ci(
     read, extra = (
         _read_configs(plan, configs, sys.stderr, identical) if configs is not None else (plan, [])
     )
+    # the plan JSON is written by a process of its own on a large fabric, while the render
+    # and the lint rules use every CPU here: one CPU would otherwise write it alone
+    if args.plan_json:  # a file it cannot write is said before anything is written
+        check_streamable(Path(args.plan_json), "--plan-json")
+    large = bool(args.plan_json) and len(plan.devices) >= MIN_ITEMS
+    with in_background(partial(_write_plan_json, plan, args.plan_json), large) as plan_json:
+        if rendered is not None:
+            write_configs(rendered, plan, inventory, sys.stderr, rendered=identical)
+        scopes = ("config",) if configs is not None else ()
+        result = run.per_path_filtered(
+            lint(plan, run.select, run.ignore, extra, also=read, read=scopes)
+        )
+        plan_json.result()
     if args.plan_json:
-        from lossless.report.plan_json import write_plan_json
-
-        target = Path(args.plan_json)
-        write_streamed(target, partial(write_plan_json, plan), "--plan-json")
-        print(f"plan of {plural(len(plan.devices), 'device')} written to {target}", file=sys.stderr)
-    if rendered is not None:
-        write_configs(rendered, plan, inventory, sys.stderr, rendered=identical)
-    scopes = ("config",) if configs is not None else ()
-    result = run.per_path_filtered(
-        lint(plan, run.select, run.ignore, extra, also=read, read=scopes)
-    )
+        devices = plural(len(plan.devices), "device")
+        print(f"plan of {devices} written to {args.plan_json}", file=sys.stderr)
     for format_name, file in args.report:
         text = report(result, list(plan.devices), format_name, of=run.eligible)
         write_streamed(Path(file), methodcaller("write", text), "--report")
         print(f"{format_name} report written to {file}", file=sys.stderr)
     return run.finish(result, plan, filtered=True)
+
+
+def _write_plan_json(plan: FabricPlan, file: str | None) -> None:
+    """ci's --plan-json FILE, if asked for."""
+    if file:
+        from lossless.report.plan_json import write_plan_json
+        from lossless.system.writing import write_streamed
+
+        write_streamed(Path(file), partial(write_plan_json, plan), "--plan-json")
 
 
 def rules_command(args: argparse.Namespace) -> int:

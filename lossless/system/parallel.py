@@ -12,6 +12,10 @@ large bytes come back through a temporary file (ordered_bytes). Work whose items
 free much but return little (verify's reading of saved state) can be kept out of this
 process (here=False): a worker per job then, this process only taking results. Small
 fabrics, systems without fork, and LOSSLESS_JOBS=1 run in this process.
+
+One piece of work that only this process would do (ci's plan JSON: 2.6 s at 131,072 GPUs,
+while the render and the lint rules spread over every CPU) can run beside the rest in a
+process of its own (in_background), which then uses no workers itself.
 """
 
 from __future__ import annotations
@@ -40,11 +44,14 @@ _work: Callable[[int], Any] | None = None  # what the forked workers call, set b
 # The items not claimed yet are [front, back): workers claim from the front, this process
 # from the back. Shared memory with its lock, made before forking.
 _bounds: Any = None
+_background = False  # this process is in_background's: it forks no workers of its own
 
 
 def jobs() -> int:
     """Processes to use, this one included: LOSSLESS_JOBS if set, else the CPUs this process
-    may run on (at most MAX_JOBS)."""
+    may run on (at most MAX_JOBS). One in the process of in_background's work."""
+    if _background:
+        return 1
     stated = os.environ.get("LOSSLESS_JOBS", "").strip()
     if stated.isdigit() and int(stated) > 0:
         return int(stated)
@@ -201,3 +208,86 @@ def ordered_bytes(work: Callable[[int], bytes], count: int, chunk: int = 8) -> I
         finally:
             for descriptor in spools.values():
                 os.close(descriptor)
+
+
+class Background:
+    """Work running in a forked process (in_background): result() waits for it and gives
+    what it returned, or raises what it raised. Leaving the `with` block without result()
+    (an error here) still waits for the process, so its own clean-up (a temporary file
+    removed) is done when this process goes on; an interrupt reaches both."""
+
+    def __init__(self, work: Callable[[], Any], fork: bool):
+        self._work = work
+        self._pid = 0
+        self._outcome: tuple[bool, Any] | None = None
+        if not fork:
+            self._outcome = _outcome(work)
+            return
+        import sys
+
+        for stream in (sys.stdout, sys.stderr):  # nothing pending written twice
+            stream.flush()
+        incoming, outgoing = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:  # the forked process: the work, its outcome down the pipe
+            global _background
+            _background = True
+            os.close(incoming)
+            outcome = _outcome(work)
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            _send(outgoing, outcome)
+            os._exit(0)  # no clean-up of this process's: the parent owns it
+        os.close(outgoing)
+        self._incoming = incoming
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pid:
+            self._wait()
+
+    def result(self) -> Any:
+        if self._pid:
+            self._wait()
+        assert self._outcome is not None
+        succeeded, value = self._outcome
+        if succeeded:
+            return value
+        raise value
+
+    def _wait(self) -> None:
+        import pickle
+
+        with os.fdopen(self._incoming, "rb") as incoming:
+            data = incoming.read()
+        os.waitpid(self._pid, 0)
+        self._pid = 0
+        # a process that died before saying (the out-of-memory killer): the work done here
+        self._outcome = pickle.loads(data) if data else _outcome(self._work)
+
+
+def _outcome(work: Callable[[], Any]) -> tuple[bool, Any]:
+    try:
+        return True, work()
+    except BaseException as error:  # raised where the result is taken
+        return False, error
+
+
+def _send(descriptor: int, outcome: tuple[bool, Any]) -> None:
+    import pickle
+
+    try:
+        data = pickle.dumps(outcome)
+    except Exception as error:  # an unpicklable result or error: said as what it is
+        data = pickle.dumps((False, RuntimeError(f"{outcome[1]!r} ({error})")))
+    with os.fdopen(descriptor, "wb") as outgoing:
+        outgoing.write(data)
+
+
+def in_background(work: Callable[[], Any], worthwhile: bool) -> Background:
+    """work() in a forked process of its own while this one goes on, when `worthwhile` and
+    there are CPUs for two processes and the system forks; otherwise done here at once.
+    Take its result, or its exception, with result() (use it as a `with` block)."""
+    return Background(work, _in_workers(1, worthwhile))

@@ -162,6 +162,20 @@ def write_atomically(folder: Path, files: dict[str, str]) -> WriteReport:
     return write_rendered(folder, list(files), lambda index: texts[index], workers=False)
 
 
+def check_streamable(path: Path, option: str) -> None:
+    """A usage error where write_streamed could not write path (its folder not one we may
+    write in, the path a folder or another user's file); its folder is made if missing. ci
+    checks this before it writes anything else."""
+    folder = path.parent
+    _check_folder(folder, writing=True, option=option)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        found = _replaceable(path, option)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot write: {error.strerror}") from None
+    _check_owner(path, None if found is None else found.st_uid, option)
+
+
 def write_streamed(path: Path, write: Callable[[TextIO], object], option: str) -> None:
     """One file whose text `write` streams out (the plan JSON of a 32k fabric is 200 MB, too
     much to hold as well): written into a temporary file beside it, made durable and renamed
@@ -169,7 +183,6 @@ def write_streamed(path: Path, write: Callable[[TextIO], object], option: str) -
     mode the umask gives, and one another user owns is refused. `option` names the file in
     messages ("--plan-json")."""
     folder = path.parent
-    _check_folder(folder, writing=True, option=option)
 
     def write_text(stream: BinaryIO) -> None:
         text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
@@ -177,10 +190,8 @@ def write_streamed(path: Path, write: Callable[[TextIO], object], option: str) -
         text.flush()
         text.detach()  # the binary stream is closed by its owner
 
+    check_streamable(path, option)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        found = _replaceable(path, option)
-        _check_owner(path, None if found is None else found.st_uid, option)
         temporary = _temporary_file(folder, path.name, write_text)
         directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
