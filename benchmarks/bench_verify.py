@@ -33,20 +33,54 @@ from verify_state import generate as generate_state  # noqa: E402
 LOSSLESS = [sys.executable, "-m", "lossless"]
 
 
-def run(args: list[str]) -> tuple[float, float, float, int, str]:
-    """(wall s, CPU s, max RSS MB, exit code, last line of stdout) of one CLI run. CPU time
-    (user + system, its worker processes included) is what the run costs on a machine
-    other work shares, where wall time measures the others too."""
+def run(args: list[str]) -> tuple[float, float, float, float, int, str]:
+    """(wall s, CPU s, max RSS MB, peak PSS sum MB, exit code, last line of stdout) of one
+    CLI run. CPU time (user + system, its worker processes included) is what the run costs
+    on a machine other work shares, where wall time measures the others too. Max RSS is the
+    largest process's; the PSS sum is the peak over the process and its workers together
+    (/proc/PID/smaps_rollup, sampled every 100 ms: pages the forked workers share counted
+    once), which is what the machine must hold."""
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         child = subprocess.Popen(LOSSLESS + args, stdout=out, stderr=subprocess.DEVNULL, cwd=REPO)
-        _, status, usage = os.wait4(child.pid, 0)
+        pss_peak = 0
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            pss_peak = max(pss_peak, _pss_of_tree(child.pid))
+            time.sleep(0.1)
         child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - started
         out.seek(0)
         lines = out.read().decode("utf-8", "replace").strip().splitlines()
     cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, usage.ru_maxrss / 1024, child.returncode, lines[-1] if lines else ""
+    rss = usage.ru_maxrss / 1024
+    return wall, cpu, rss, pss_peak / 1024, child.returncode, lines[-1] if lines else ""
+
+
+def _pss_of_tree(pid: int) -> int:
+    """The PSS (kB) of a process and its descendants now; 0 where /proc has no smaps_rollup."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/smaps_rollup") as rollup:
+                total += next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    pending.extend(int(c) for c in children.read().split())
+        except (OSError, StopIteration, ValueError):  # gone meanwhile, or no such file here
+            continue
+    return total
+
+
+def calibration() -> float:
+    """CPU seconds of a fixed pure-Python loop: how fast this machine is right now (the
+    same loop as bench_pipeline.py's)."""
+    started = time.process_time()
+    sum(range(30_000_000))
+    return time.process_time() - started
 
 
 def main() -> None:
@@ -57,9 +91,10 @@ def main() -> None:
     )
     options = parser.parse_args()
     sizes = [int(s) for s in options.sizes.split(",")]
+    print(f"machine: sum(range(30,000,000)) takes {calibration():.2f} CPU s (scale by it)")
     print(
         f"{'gpus':>6} {'devices':>7} {'ports':>6} {'state MB':>8} {'mode':>9} "
-        f"{'wall s':>7} {'CPU s':>6} {'RSS MB':>7} {'ms/device':>9}  result"
+        f"{'wall s':>7} {'CPU s':>6} {'RSS MB':>7} {'PSS sum':>7} {'ms/device':>9}  result"
     )
     with tempfile.TemporaryDirectory() as temp:
         root = Path(options.keep or temp)
@@ -90,15 +125,17 @@ def main() -> None:
             devices = sum(1 for p in (root / f"st{gpus}-after").iterdir() if p.is_dir())
             ports = gpus * 3  # leaves: 64 ports (32 GPU, 32 up); spines: the 32 uplinks' far ends
             for mode, extra in (("state", []), ("baseline", ["--baseline", f"st{gpus}-before"])):
-                wall, cpu, rss, code, last = run(
+                wall, cpu, rss, pss, code, last = run(
                     ["verify", str(inventory), "--state", str(root / f"st{gpus}-after")]
                     + [e if e.startswith("-") else str(root / e) for e in extra]
                 )
                 print(
                     f"{gpus:>6} {devices:>7} {ports:>6} {sizes_mb:>8.0f} {mode:>9} {wall:>7.2f} "
-                    f"{cpu:>6.2f} {rss:>7.0f} {1000 * wall / devices:>9.1f}  rc={code} {last}",
+                    f"{cpu:>6.2f} {rss:>7.0f} {pss:>7.0f} {1000 * wall / devices:>9.1f}  "
+                    f"rc={code} {last}",
                     flush=True,
                 )
+        print(f"machine at the end: the same loop takes {calibration():.2f} CPU s")
 
 
 if __name__ == "__main__":
