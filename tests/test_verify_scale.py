@@ -138,13 +138,13 @@ def test_reading_in_workers_only_reports_what_one_process_reports(tmp_path, monk
     alone = judge(PLAN, alone_snapshot).findings
     readers = tmp_path / "readers"
     readers.mkdir()
-    read_saved = collect._read_saved
+    read_saved = collect.read_saved
 
     def marked(*args, **kwargs):  # which processes read (a forked worker's list is its own)
         (readers / str(os.getpid())).touch()
         return read_saved(*args, **kwargs)
 
-    monkeypatch.setattr(collect, "_read_saved", marked)
+    monkeypatch.setattr(collect, "read_saved", marked)
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # the lab's 6 switches, in workers
     monkeypatch.setenv("LOSSLESS_JOBS", "2")
     shared = snapshot_from_folder(PLAN, folder)

@@ -34,6 +34,15 @@ def verify_command(args: argparse.Namespace) -> int:
         inventory = load(args, "verify")
         chosen = select_devices(inventory.devices, args.device, args.inventory, [])
         plan = plan_fabric(inventory, chosen or None, hosts=False)
+        if run.select and not select:
+            run.note("the selected rules hold no state rule: every state rule runs")
+        if args.state and not args.snapshot:  # judged device by device, where it is read
+            from lossless.verify.saved import judge_saved
+
+            state = folder(args.state, "--state")
+            before = _baseline(args.baseline, plan, whole=False) if args.baseline else None
+            verdict = judge_saved(plan, state, before, args.baseline, select, run.ignore)
+            return run.finish(verdict, plan)
         if args.state:
             now = snapshot_from_folder(plan, folder(args.state, "--state"))
         else:
@@ -43,9 +52,6 @@ def verify_command(args: argparse.Namespace) -> int:
             check_baseline(now, before, args.baseline)
         if args.snapshot:
             _save(args.snapshot, now)
-        # A settings file's select names lint's rules too: verify runs the state rules of it
-        if run.select and not select:
-            run.note("the selected rules hold no state rule: every state rule runs")
         # judged in worker processes too from saved state (never after a live read: a fork
         # would copy napalm's connection threads mid-work)
         verdict = judge(plan, now, before, select, run.ignore, in_workers=bool(args.state))
@@ -62,13 +68,15 @@ def _live(args: argparse.Namespace, plan):  # -> Snapshot
         return _deployer(args, plan).read_state(devices, progress)
 
 
-def _baseline(path_text: str, plan):  # -> Snapshot
-    """--baseline: a snapshot file (`--snapshot`) or a folder of saved outputs."""
+def _baseline(path_text: str, plan, whole: bool = True):  # -> Snapshot | Path
+    """--baseline: a snapshot file (`--snapshot`) or a folder of saved outputs; whole
+    False: the folder itself, each device read where it is judged (verify.saved)."""
     from lossless.verify.collect import load_snapshot, snapshot_from_folder
 
     path = Path(path_text)
     if path.is_dir():
-        return snapshot_from_folder(plan, folder(path_text, "--baseline"), baseline=True)
+        found = folder(path_text, "--baseline")
+        return snapshot_from_folder(plan, found, baseline=True) if whole else found
     return load_snapshot(path)
 
 

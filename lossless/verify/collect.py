@@ -231,7 +231,7 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path, baseline: bool = False)
     names = list(plan.devices)
 
     def read_one(index: int) -> DeviceState | Failure:
-        return _read_saved(plan.devices[names[index]], folder, baseline)
+        return read_saved(plan.devices[names[index]], folder, baseline)
 
     # the outputs' JSON trees and the states are many objects and no cycles: the collector
     # rescanning them as they are built cost more than the reading (system/long_lived.py)
@@ -241,7 +241,7 @@ def snapshot_from_folder(plan: FabricPlan, folder: Path, baseline: bool = False)
     return snapshot
 
 
-def _read_saved(device: DevicePlan, folder: Path, baseline: bool = False) -> DeviceState | Failure:
+def read_saved(device: DevicePlan, folder: Path, baseline: bool = False) -> DeviceState | Failure:
     where = inside(folder, device.name, "state folder")
     if not where.is_dir():
         return Failure(f"no folder {where} in the saved state")

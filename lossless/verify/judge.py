@@ -6,20 +6,33 @@ check_baseline refuses a baseline that cannot be one of the state (another OS, r
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 
 from lossless.errors import InputError, Problem
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.registry import Finding, Rule, finding_of
 from lossless.lint.runner import LintResult, lint
-from lossless.observed import DeviceState
+from lossless.observed import DeviceState, PortState
 from lossless.plan import DevicePlan, FabricPlan
 from lossless.system.parallel import ordered_map
 from lossless.verify import rules as _rules  # noqa: F401  (registers the state rules)
 from lossless.verify.collect import Snapshot, lossless_queues
-from lossless.verify.rules import JUDGES, DeviceView, PortView
+from lossless.verify.rules import JUDGES, READS_PEER, DeviceView, PortView
 
-__all__ = ["check_baseline", "judge", "lossless_queues", "port_views", "state_rules"]
+__all__ = [
+    "DeviceRead",
+    "Judged",
+    "baseline_problem",
+    "check_baseline",
+    "judge",
+    "judge_alone",
+    "judge_links",
+    "lossless_queues",
+    "port_views",
+    "refuse_baseline",
+    "state_rules",
+]
 
 STATE_SCOPES = ("state", "state-device")
 # What --select names by default: every state rule
@@ -47,8 +60,16 @@ def judge(
     names = [n for n in plan.devices if devices is None or n in devices]
     rules = state_rules()
 
+    def peer_state(peer: str) -> PortState | None:
+        peer_device, _, peer_port = peer.partition(":")
+        found = now.devices.get(peer_device)
+        return found.ports.get(peer_port) if found is not None else None
+
     def judged(index: int) -> list[Finding]:
-        return list(_findings(plan, names[index], now, before, rules))
+        name = names[index]
+        earlier = before.devices.get(name) if before is not None else None
+        read = DeviceRead.of(now, name)
+        return list(_findings(plan, name, read, earlier, before is not None, rules, peer_state))
 
     findings = [
         finding
@@ -58,62 +79,169 @@ def judge(
     return lint(plan, list(select) or [STATE_RULES], ignore, extra=findings, read=STATE_SCOPES)
 
 
+@dataclass(frozen=True)
+class DeviceRead:
+    """One device as read: its state, or why it could not be read (failure) and the
+    FILE:LINE:COL of the output that made it fail, where one did."""
+
+    state: DeviceState | None
+    failure: str = ""
+    failed_at: str | None = None
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, name: str) -> DeviceRead:
+        state = snapshot.devices.get(name)
+        if state is not None:
+            return cls(state)
+        return cls(
+            None, snapshot.failures.get(name, "not in the snapshot"), snapshot.failed_at.get(name)
+        )
+
+
 def _findings(
-    plan: FabricPlan, name: str, now: Snapshot, before: Snapshot | None, rules: list[Rule]
+    plan: FabricPlan,
+    name: str,
+    read: DeviceRead,
+    earlier: DeviceState | None,
+    baseline: bool,
+    rules: list[Rule],
+    peer_state: Callable[[str], PortState | None],
+    links_later: bool = False,
 ) -> Iterator[Finding]:
-    """The findings of one device: the device rules', then each port's."""
+    """The findings of one device: the device rules', then each port's. baseline: one was
+    given (earlier is the device in it). links_later: the READS_PEER rules are left out on
+    ports with a switch peer (judge_saved runs them once the peer is read)."""
     device = plan.devices[name]
-    state = now.devices.get(name)
-    earlier = before.devices.get(name) if before is not None else None
-    failure = now.failures.get(name, "not in the snapshot")
-    device_view = DeviceView(device, state, earlier, "" if state else failure, before is not None)
+    state = read.state
+    device_view = DeviceView(device, state, earlier, "" if state else read.failure, baseline)
     for rule_ in rules:
         if rule_.scope == "state-device":
             for item in rule_.check(device_view):
-                yield finding_of(rule_, item, _device_source(device, now), name, None)
+                yield finding_of(rule_, item, _device_source(device, read), name, None)
     if state is None:
         return
     port_rules = [r for r in rules if r.scope == "state"]
-    for view in port_views(plan, device, state, earlier, now, before is not None):
-        for rule_ in port_rules:
+    alone = [r for r in port_rules if r.id not in READS_PEER] if links_later else port_rules
+    for view in port_views(plan, device, state, earlier, peer_state, baseline):
+        for rule_ in alone if view.peer else port_rules:
             source = view.now.at(*JUDGES.get(rule_.id, ()))
             for item in rule_.check(view):
                 yield finding_of(rule_, item, source, name, view.port.name)
 
 
-def _device_source(device: DevicePlan, now: Snapshot) -> str:
+def _device_source(device: DevicePlan, read: DeviceRead) -> str:
     """Where a device finding points: the output that made the device fail, else its first
     output (line 1), else the folder it was read from, else the inventory's device."""
-    state = now.devices.get(device.name)
+    state = read.state
     if state is not None:
         return state.at or state.source or device.source
-    return now.failed_at.get(device.name, device.source)
+    return read.failed_at or device.source
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A device judged where it was read (judge_saved): its findings but those of the link
+    rules (READS_PEER) on its ports with a switch peer, and those ports' state as the link
+    rules read it (their JUDGES fields alone: a few hundred bytes a port, where the whole
+    state is kilobytes), for this process to judge once both ends are read."""
+
+    findings: list[Finding]
+    links: DeviceState | None
+
+
+def judge_alone(
+    plan: FabricPlan,
+    name: str,
+    read: DeviceRead,
+    earlier: DeviceState | None,
+    baseline: bool,
+    rules: list[Rule],
+) -> Judged:
+    """The device judged by what it shows alone (see Judged)."""
+    found = list(_findings(plan, name, read, earlier, baseline, rules, _no_peer, links_later=True))
+    state = read.state
+    if state is None:
+        return Judged(found, None)
+    device = plan.devices[name]
+    fields = {f for rule_id in READS_PEER for f in JUDGES.get(rule_id, ())}
+    links = DeviceState(state.device, state.os, state.source, state.collected_at)
+    for port_name, port_state in state.ports.items():
+        port = device.ports.get(port_name)
+        if port is not None and port.peer and port.peer_kind == "switch":
+            links.ports[port_name] = _trimmed(port_state, fields)
+    return Judged(found, links)
+
+
+def _no_peer(peer: str) -> None:
+    return None
+
+
+def _trimmed(state: PortState, fields: Collection[str]) -> PortState:
+    """The port's state with only `fields` (and where they were read)."""
+    kept = PortState(state.name, state.source)
+    for field_name in fields:
+        setattr(kept, field_name, getattr(state, field_name))
+        if field_name in state.sources:
+            kept.sources[field_name] = state.sources[field_name]
+    return kept
+
+
+def judge_links(plan: FabricPlan, judged: Mapping[str, Judged], rules: list[Rule]) -> list[Finding]:
+    """The link rules (READS_PEER) on the ports judge_alone left to them, each beside its
+    peer's state as judge_alone kept it."""
+    link_rules = [r for r in rules if r.id in READS_PEER]
+
+    def peer_state(peer: str) -> PortState | None:
+        peer_device, _, peer_port = peer.partition(":")
+        found = judged.get(peer_device)
+        links = found.links if found is not None else None
+        return links.ports.get(peer_port) if links is not None else None
+
+    findings = []
+    for name, verdict in judged.items():
+        if verdict.links is None or not verdict.links.ports:
+            continue
+        device = plan.devices[name]
+        for view in port_views(plan, device, verdict.links, None, peer_state, False):
+            for rule_ in link_rules:
+                source = view.now.at(*JUDGES.get(rule_.id, ()))
+                for item in rule_.check(view):
+                    findings.append(finding_of(rule_, item, source, name, view.port.name))
+    return findings
 
 
 def check_baseline(now: Snapshot, before: Snapshot, baseline: str) -> None:
     """A baseline that cannot be one of `now`: a device of another OS in it, or read after
     now. Bad input (exit 2) naming the baseline and the device."""
-    problems = []
-    for name, state in sorted(now.devices.items()):
-        earlier = before.devices.get(name)
-        if earlier is None:
-            continue
-        if earlier.os != state.os:
-            problems.append(
-                f"{name} is {earlier.os[:40]!r} in the baseline but {state.os} now: "
-                "a baseline of another fabric?"
-            )
-        elif (
-            earlier.collected_at
-            and state.collected_at
-            and earlier.collected_at > state.collected_at
-        ):
-            problems.append(
-                f"{name} was read later in the baseline ({earlier.collected_at:.0f}) than "
-                f"now ({state.collected_at:.0f}): are --state and --baseline swapped?"
-            )
-    if problems:
-        raise InputError([Problem(baseline, 1, 1, "", p) for p in problems])
+    problems = [
+        baseline_problem(name, state, before.devices.get(name))
+        for name, state in sorted(now.devices.items())
+    ]
+    refuse_baseline(baseline, problems)
+
+
+def refuse_baseline(baseline: str, problems: Iterable[str | None]) -> None:
+    """Bad input (exit 2) naming the baseline, with each problem found (None: none)."""
+    found = [Problem(baseline, 1, 1, "", p) for p in problems if p]
+    if found:
+        raise InputError(found)
+
+
+def baseline_problem(name: str, state: DeviceState, earlier: DeviceState | None) -> str | None:
+    """Why the device's state in a baseline cannot be a baseline of its state now, if so."""
+    if earlier is None:
+        return None
+    if earlier.os != state.os:
+        return (
+            f"{name} is {earlier.os[:40]!r} in the baseline but {state.os} now: "
+            "a baseline of another fabric?"
+        )
+    if earlier.collected_at and state.collected_at and earlier.collected_at > state.collected_at:
+        return (
+            f"{name} was read later in the baseline ({earlier.collected_at:.0f}) than "
+            f"now ({state.collected_at:.0f}): are --state and --baseline swapped?"
+        )
+    return None
 
 
 def port_views(
@@ -121,11 +249,12 @@ def port_views(
     device: DevicePlan,
     state: DeviceState,
     earlier: DeviceState | None,
-    now: Snapshot,
+    peer_state: Callable[[str], PortState | None],
     baseline: bool = False,
 ) -> Iterator[PortView]:
-    """A view of each planned port the state shows (baseline: one was given, so a counter
-    it lacks has no delta)."""
+    """A view of each planned port the state shows, beside its switch peer's state as
+    `peer_state` ("device:port") gives it (baseline: one was given, so a counter it lacks
+    has no delta)."""
     seconds = (
         state.collected_at - earlier.collected_at
         if earlier is not None and state.collected_at and earlier.collected_at
@@ -136,13 +265,7 @@ def port_views(
         port = device.ports.get(port_name)
         if port is None:
             continue
-        peer_state = None
         peer = port.peer if port.peer_kind == "switch" else None
-        if peer:
-            peer_device, _, peer_port = peer.partition(":")
-            peer_device_state = now.devices.get(peer_device)
-            if peer_device_state is not None:
-                peer_state = peer_device_state.ports.get(peer_port)
         yield PortView(
             device,
             port,
@@ -150,7 +273,7 @@ def port_views(
             earlier.ports.get(port_name) if earlier is not None else None,
             seconds if seconds is None or seconds > 0 else None,
             peer,
-            peer_state,
+            peer_state(peer) if peer else None,
             {p: queues[p] for p in port.pfc_priorities if p in queues} if port.lossless else {},
             baseline or earlier is not None,
         )

@@ -83,6 +83,11 @@ class DeviceView:
     baseline: bool = False  # a baseline was given (before None then: it lacks the device)
 
 
+# The port rules that read the link peer's state (PortView.peer_now), and of it only its
+# JUDGES fields, as of their own port (judge.judge_saved runs them once both ends are read,
+# over those fields alone: tests/test_verify_streamed.py)
+READS_PEER = frozenset({"LL301"})
+
 # Rule -> the PortState fields (PortState.sources keys) it judges: its finding points at
 # where the first of them was read
 JUDGES: dict[str, tuple[str, ...]] = {
