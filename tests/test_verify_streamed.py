@@ -47,6 +47,11 @@ def _state(tmp_path: Path, fault: str | None) -> Path:
 FAULT_NAMES = sorted(p.name for p in FAULTS.iterdir())
 
 
+def _trimmed(name: str, state: PortState) -> PortState:
+    """The port's state as judge_saved keeps it for the link rules."""
+    return judging.state_of(name, judging.kept(state))
+
+
 def _both(tmp_path, fault, baseline):
     state = _state(tmp_path, fault)
     before = snapshot_from_folder(PLAN, LAB / "before", baseline=True) if baseline else None
@@ -93,7 +98,6 @@ def test_the_link_rules_read_only_the_fields_kept_of_each_end(tmp_path):
     the rule's JUDGES fields give the same findings (a rule reading another field of the
     port or its peer would tell them apart)."""
     now = snapshot_from_folder(PLAN, _state(tmp_path, "pfc-off"))
-    fields = {f for rule_id in READS_PEER for f in JUDGES[rule_id]}
     rules = [r for r in state_rules() if r.id in READS_PEER]
     checked = 0
     for shown in [None, (), (3,), (3, 4)]:
@@ -103,7 +107,7 @@ def test_the_link_rules_read_only_the_fields_kept_of_each_end(tmp_path):
                 port: dataclasses.replace(found, pfc_enabled=shown) if index % 2 else found
                 for index, (port, found) in enumerate(state.ports.items())
             }
-            trimmed = {port: judging._trimmed(found, fields) for port, found in mutated.items()}
+            trimmed = {port: _trimmed(port, found) for port, found in mutated.items()}
             for views in (mutated, trimmed):
                 assert all(isinstance(v, PortState) for v in views.values())
 
@@ -114,7 +118,7 @@ def test_the_link_rules_read_only_the_fields_kept_of_each_end(tmp_path):
                     if found is None or peer_port not in found.ports:
                         return None
                     whole = dataclasses.replace(found.ports[peer_port], pfc_enabled=shown)
-                    return whole if ports is mutated else judging._trimmed(whole, fields)
+                    return whole if ports is mutated else _trimmed(peer_port, whole)
 
                 return peer
 

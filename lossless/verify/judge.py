@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from lossless.errors import InputError, Problem
 from lossless.lint.catalogue import registered_rules
@@ -28,9 +29,11 @@ __all__ = [
     "judge",
     "judge_alone",
     "judge_links",
+    "kept",
     "lossless_queues",
     "port_views",
     "refuse_baseline",
+    "state_of",
     "state_rules",
 ]
 
@@ -138,15 +141,22 @@ def _device_source(device: DevicePlan, read: DeviceRead) -> str:
     return read.failed_at or device.source
 
 
+# The PortState fields the link rules read (of a port and of its peer), in a fixed order
+LINK_FIELDS = tuple(sorted({f for rule_id in READS_PEER for f in JUDGES.get(rule_id, ())}))
+# A port's state as the link rules read it: its source, LINK_FIELDS' values, and where each
+# of them was read ((field, FILE:LINE:COL), ...): a tuple and two strings, about 300 bytes,
+# where a PortState with its empty counters is about 900 and a port's whole state 5 KB
+Kept = tuple[str, tuple[Any, ...], tuple[tuple[str, str], ...]]
+
+
 @dataclass(frozen=True)
 class Judged:
     """A device judged where it was read (judge_saved): its findings but those of the link
     rules (READS_PEER) on its ports with a switch peer, and those ports' state as the link
-    rules read it (their JUDGES fields alone: a few hundred bytes a port, where the whole
-    state is kilobytes), for this process to judge once both ends are read."""
+    rules read it (Kept), for this process to judge once both ends are read."""
 
     findings: list[Finding]
-    links: DeviceState | None
+    links: dict[str, Kept]  # port -> its state as kept
 
 
 def judge_alone(
@@ -161,14 +171,13 @@ def judge_alone(
     found = list(_findings(plan, name, read, earlier, baseline, rules, _no_peer, links_later=True))
     state = read.state
     if state is None:
-        return Judged(found, None)
-    device = plan.devices[name]
-    fields = {f for rule_id in READS_PEER for f in JUDGES.get(rule_id, ())}
-    links = DeviceState(state.device, state.os, state.source, state.collected_at)
+        return Judged(found, {})
+    ports = plan.devices[name].ports
+    links = {}
     for port_name, port_state in state.ports.items():
-        port = device.ports.get(port_name)
+        port = ports.get(port_name)
         if port is not None and port.peer and port.peer_kind == "switch":
-            links.ports[port_name] = _trimmed(port_state, fields)
+            links[port_name] = kept(port_state)
     return Judged(found, links)
 
 
@@ -176,14 +185,20 @@ def _no_peer(peer: str) -> None:
     return None
 
 
-def _trimmed(state: PortState, fields: Collection[str]) -> PortState:
-    """The port's state with only `fields` (and where they were read)."""
-    kept = PortState(state.name, state.source)
-    for field_name in fields:
-        setattr(kept, field_name, getattr(state, field_name))
-        if field_name in state.sources:
-            kept.sources[field_name] = state.sources[field_name]
-    return kept
+def kept(state: PortState) -> Kept:
+    """What the link rules read of a port's state (LINK_FIELDS, and where each was read)."""
+    values = tuple(getattr(state, field_name) for field_name in LINK_FIELDS)
+    sources = tuple((f, state.sources[f]) for f in LINK_FIELDS if f in state.sources)
+    return state.source, values, sources
+
+
+def state_of(name: str, ends: Kept) -> PortState:
+    """The port's state as kept: LINK_FIELDS and their sources, nothing else."""
+    source, values, sources = ends
+    state = PortState(name, source, sources=dict(sources))
+    for field_name, value in zip(LINK_FIELDS, values, strict=True):
+        setattr(state, field_name, value)
+    return state
 
 
 def judge_links(plan: FabricPlan, judged: Mapping[str, Judged], rules: list[Rule]) -> list[Finding]:
@@ -194,15 +209,17 @@ def judge_links(plan: FabricPlan, judged: Mapping[str, Judged], rules: list[Rule
     def peer_state(peer: str) -> PortState | None:
         peer_device, _, peer_port = peer.partition(":")
         found = judged.get(peer_device)
-        links = found.links if found is not None else None
-        return links.ports.get(peer_port) if links is not None else None
+        ends = found.links.get(peer_port) if found is not None else None
+        return state_of(peer_port, ends) if ends is not None else None
 
     findings = []
     for name, verdict in judged.items():
-        if verdict.links is None or not verdict.links.ports:
+        if not verdict.links:
             continue
         device = plan.devices[name]
-        for view in port_views(plan, device, verdict.links, None, peer_state, False):
+        ports = {port: state_of(port, ends) for port, ends in verdict.links.items()}
+        state = DeviceState(name, device.os, "", ports=ports)
+        for view in port_views(plan, device, state, None, peer_state, False):
             for rule_ in link_rules:
                 source = view.now.at(*JUDGES.get(rule_.id, ()))
                 for item in rule_.check(view):
