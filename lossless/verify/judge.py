@@ -126,10 +126,15 @@ def _findings(
     port_rules = [r for r in rules if r.scope == "state"]
     alone = [r for r in port_rules if r.id not in READS_PEER] if links_later else port_rules
     for view in port_views(plan, device, state, earlier, peer_state, baseline):
-        for rule_ in alone if view.peer else port_rules:
-            source = view.now.at(*JUDGES.get(rule_.id, ()))
-            for item in rule_.check(view):
-                yield finding_of(rule_, item, source, name, view.port.name)
+        yield from _port_findings(view, alone if view.peer else port_rules)
+
+
+def _port_findings(view: PortView, rules: list[Rule]) -> Iterator[Finding]:
+    """The port rules' findings over one port's view, each where what it judges was read."""
+    for rule_ in rules:
+        source = view.now.at(*JUDGES.get(rule_.id, ()))
+        for item in rule_.check(view):
+            yield finding_of(rule_, item, source, view.device.name, view.port.name)
 
 
 def _device_source(device: DevicePlan, read: DeviceRead) -> str:
@@ -212,7 +217,7 @@ def judge_links(plan: FabricPlan, judged: Mapping[str, Judged], rules: list[Rule
         ends = found.links.get(peer_port) if found is not None else None
         return state_of(peer_port, ends) if ends is not None else None
 
-    findings = []
+    findings: list[Finding] = []
     for name, verdict in judged.items():
         if not verdict.links:
             continue
@@ -220,10 +225,7 @@ def judge_links(plan: FabricPlan, judged: Mapping[str, Judged], rules: list[Rule
         ports = {port: state_of(port, ends) for port, ends in verdict.links.items()}
         state = DeviceState(name, device.os, "", ports=ports)
         for view in port_views(plan, device, state, None, peer_state, False):
-            for rule_ in link_rules:
-                source = view.now.at(*JUDGES.get(rule_.id, ()))
-                for item in rule_.check(view):
-                    findings.append(finding_of(rule_, item, source, name, view.port.name))
+            findings += _port_findings(view, link_rules)
     return findings
 
 
