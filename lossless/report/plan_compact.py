@@ -14,8 +14,10 @@ The text is ASCII and its values are those json.dumps writes (lossless.text.json
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from json.encoder import encode_basestring_ascii as quoted
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -29,7 +31,6 @@ from lossless.plan import (
     json_fields,
     plain,
 )
-from lossless.system.parallel import ordered_bytes
 from lossless.text.json_text import same_as_json
 
 SCHEMA_VERSION = 2
@@ -61,9 +62,9 @@ class _Sources:
 
     def __init__(self) -> None:
         self.files: dict[str, int] = {}
-        self.written: dict[str, bytes] = {}  # source -> its member (ports of a range share one)
+        self.written: dict[str, str] = {}  # source -> its member (ports of a range share one)
 
-    def member(self, source: str) -> bytes:
+    def member(self, source: str) -> str:
         """`"at":[f,l,c]`, or `"source":"..."` for a source of another shape."""
         text = self.written.get(source)
         if text is None:
@@ -71,16 +72,16 @@ class _Sources:
             file, _, line = file.rpartition(":")
             if file and _number(line) and _number(column):
                 index = self.files.setdefault(file, len(self.files))
-                text = f'"at":[{index},{line},{column}]'.encode()
+                text = f'"at":[{index},{line},{column}]'
             else:
-                text = b'"source":' + quoted(source).encode()
+                text = '"source":' + quoted(source)
             self.written[source] = text
         return text
 
 
-def _string(value: str | None) -> bytes:
+def _string(value: str | None) -> str:
     """A peer (a string or null) as JSON."""
-    return b"null" if value is None else quoted(value).encode()
+    return "null" if value is None else quoted(value)
 
 
 def _number(text: str) -> bool:
@@ -93,18 +94,18 @@ class _Settings:
     entry holds its `own` members and names its setting (`like`); the setting holds the rest,
     its `defaults` (a source) those of the first entry, which another entry states only
     where its own differ. Two entries share a setting when the text of the rest is the same;
-    `key` makes the common case a lookup (the planner's shared frozen parts, by identity)."""
+    `key` makes the common case a lookup (the planner's shared objects, by identity)."""
 
     def __init__(self, prefix: str, cls: type, own: tuple[str, ...], defaults: tuple[str, ...]):
         self.prefix = prefix
         fields = json_fields(cls) or ()
         self.shared = tuple(f for f in fields if f not in own and f not in defaults)
         self.defaults = defaults
-        self.texts: dict[bytes, tuple[str, dict[str, bytes]]] = {}  # -> name, defaults' text
-        self.by_key: dict[tuple, tuple[str, dict[str, bytes]]] = {}
+        self.texts: dict[bytes, tuple[str, dict[str, str]]] = {}  # -> name, defaults' text
+        self.by_key: dict[tuple, tuple[str, dict[str, str]]] = {}
         self.sources = _Sources()
 
-    def like(self, value: Any, key: tuple | None = None) -> tuple[str, dict[str, bytes]]:
+    def like(self, value: Any, key: tuple | None = None) -> tuple[str, dict[str, str]]:
         """The name of value's setting, and the text of the setting's defaults."""
         found = self.by_key.get(key) if key is not None else None
         if found is None:
@@ -117,29 +118,29 @@ class _Settings:
                 self.by_key[key] = found
         return found
 
-    def _defaults(self, value: Any) -> dict[str, bytes]:
+    def _defaults(self, value: Any) -> dict[str, str]:
         return {
             field: self.sources.member(value.source)
             if field == "source"
-            else b'"%s":%s' % (field.encode(), compact(getattr(value, field)))
+            else f'"{field}":' + compact(getattr(value, field)).decode()
             for field in self.defaults
         }
 
-    def overrides(self, value: Any, defaults: dict[str, bytes]) -> bytes:
+    def overrides(self, value: Any, defaults: dict[str, str]) -> str:
         """The members of value's defaults that differ from its setting's, each after a comma."""
         if self.defaults == ("source",):  # ports and NICs: the common case, made short
             member = self.sources.member(value.source)
-            return b"" if member == defaults["source"] else b"," + member
-        text = b""
+            return "" if member == defaults["source"] else "," + member
+        text = ""
         for member, base in zip(self._defaults(value).values(), defaults.values(), strict=True):
             if member != base:
-                text += b"," + member
+                text += "," + member
         return text
 
-    def lines(self) -> Iterator[bytes]:
+    def lines(self) -> Iterator[str]:
         for text, (name, defaults) in self.texts.items():
-            members = [text[1:-1], *defaults.values()]
-            yield b'"%s":{%s}' % (name.encode(), b",".join(filter(None, members)))
+            members = [text[1:-1].decode(), *defaults.values()]
+            yield f'"{name}":{{{",".join(filter(None, members))}}}'
 
 
 def _port_key(port: PortPlan) -> tuple:
@@ -163,6 +164,34 @@ def _port_key(port: PortPlan) -> tuple:
     )
 
 
+# NicPlan's fields that hold a list or dict of its own (every NIC a copy: hosts/plan.py).
+_NIC_CONTAINERS = ("pfc_priorities", "dcqcn", "sources")
+
+
+def _nic_key(nic: NicPlan, held: Callable[[NicPlan], tuple]) -> tuple:
+    """What decides a NIC's setting, by identity: the objects its fields hold (`held`: those
+    of the setting but the containers), and the objects in its own list and dicts. The NICs
+    whose host settings are alike hold the same objects (hosts/plan.py works their values
+    out once), and the same objects are the same text; equal values of other types (9000 and
+    9000.0) are other objects, so they are never taken for each other. The plan keeps the
+    objects alive, so their ids stay theirs."""
+    return (
+        tuple(map(id, held(nic))),
+        _contents(nic.pfc_priorities),
+        _contents(nic.dcqcn),
+        _contents(nic.sources),
+    )
+
+
+def _contents(value: list | dict | None) -> tuple | None:
+    """A container by the identity of what it holds (a mapping: its keys, then values)."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return tuple(map(id, value)), tuple(map(id, value.values()))
+    return tuple(map(id, value))
+
+
 def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
     """The compact plan JSON and a final newline, a piece at a time."""
     ports = _Settings("p", PortPlan, ("name", "peer"), ("source",))
@@ -177,10 +206,12 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
         for name, device in plan.devices.items()
     }
     device_likes = [devices.like(device) for device in plan.devices.values()]
-    for link in plan.links:
-        links.like(link, (link.cable_m, type(link.cable_m), link.source))
+    link_likes = [
+        links.like(link, (link.cable_m, type(link.cable_m), link.source))[0] for link in plan.links
+    ]
     planned = plan.planned_nics()
-    nic_likes = [nics.like(nic) for nic in planned.values()]
+    held = attrgetter(*(field for field in nics.shared if field not in _NIC_CONTAINERS))
+    nic_likes = [nics.like(nic, _nic_key(nic, held)) for nic in planned.values()]
     write(f'{{\n  "schema_version": {SCHEMA_VERSION},\n  "form": "compact",\n'.encode())
     for name in ("name", "inventory"):
         write(f"  {quoted(name)}: ".encode() + compact(getattr(plan, name)) + b",\n")
@@ -194,7 +225,7 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
         device = plan.devices[names[index]]
         return _device(device, device_likes[index], devices, port_likes[names[index]], ports)
 
-    for index, text in enumerate(ordered_bytes(device_text, len(names))):
+    for index, text in enumerate(map(device_text, range(len(names)))):
         write((b",\n    " if index else b"\n    ") + quoted(names[index]).encode() + b": " + text)
     write(b"\n  },\n" if names else b"},\n")
     _mapping(write, "link_settings", links.lines())
@@ -202,20 +233,15 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
         write,
         "links",
         (
-            b'[%s,%s,"%s"]'
-            % (
-                quoted(link.a).encode(),
-                quoted(link.b).encode(),
-                links.by_key[(link.cable_m, type(link.cable_m), link.source)][0].encode(),
-            )
-            for link in plan.links
+            f'[{quoted(link.a)},{quoted(link.b)},"{like}"]'
+            for link, like in zip(plan.links, link_likes, strict=True)
         ),
     )
     _mapping(
         write,
         "derivations",
         (
-            quoted(str(key)).encode() + b":" + compact(value)
+            quoted(str(key)) + ":" + compact(value).decode()
             for key, value in plan.derivations.items()
         ),
     )
@@ -224,15 +250,9 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
         write,
         "nics",
         (
-            b'%s:{"like":"%s","server":%s,"name":%s,"peer":%s%s}'
-            % (
-                quoted(str(key)).encode(),
-                like.encode(),
-                quoted(nic.server).encode(),
-                quoted(nic.name).encode(),
-                _string(nic.peer),
-                nics.overrides(nic, defaults),
-            )
+            f'{quoted(str(key))}:{{"like":"{like}","server":{quoted(nic.server)}'
+            f',"name":{quoted(nic.name)},"peer":{_string(nic.peer)}'
+            f"{nics.overrides(nic, defaults)}}}"
             for (key, nic), (like, defaults) in zip(planned.items(), nic_likes, strict=True)
         ),
     )
@@ -247,48 +267,47 @@ DEVICE_OWN = ("name", "ecmp", "budget", "pfc_trigger", "ports")
 
 def _device(
     device: DevicePlan,
-    like: tuple[str, dict[str, bytes]],
+    like: tuple[str, dict[str, str]],
     devices: _Settings,
-    likes: list[tuple[str, dict[str, bytes]]],
+    likes: list[tuple[str, dict[str, str]]],
     ports: _Settings,
 ) -> bytes:
     """A device on one line, its ports last, each on a line of its own."""
-    text = b'{"like":"%s"%s' % (like[0].encode(), devices.overrides(device, like[1]))
+    text = f'{{"like":"{like[0]}"{devices.overrides(device, like[1])}'
     for field in DEVICE_OWN[:-1]:
-        text += b',"%s":%s' % (field.encode(), compact(getattr(device, field)))
+        text += f',"{field}":' + compact(getattr(device, field)).decode()
     if not device.ports:
-        return text + b',"ports":{}}'
+        return (text + ',"ports":{}}').encode()
     lines = [
-        b'%s:{"like":"%s","peer":%s%s}'
-        % (
-            quoted(name).encode(),
-            name_of.encode(),
-            _string(port.peer),
-            ports.overrides(port, defaults),
-        )
+        f'{quoted(name)}:{{"like":"{name_of}","peer":{_string(port.peer)}'
+        f"{ports.overrides(port, defaults)}}}"
         for (name, port), (name_of, defaults) in zip(device.ports.items(), likes, strict=True)
     ]
-    return text + b',"ports":{\n      ' + b",\n      ".join(lines) + b"\n    }}"
+    return (text + ',"ports":{\n      ' + ",\n      ".join(lines) + "\n    }}").encode()
 
 
-def _mapping(write: Callable[[bytes], Any], name: str, lines: Iterator[bytes]) -> None:
-    _members(write, name, lines, b"{", b"}")
+def _mapping(write: Callable[[bytes], Any], name: str, lines: Iterable[str]) -> None:
+    _members(write, name, lines, "{", "}")
 
 
-def _list(write: Callable[[bytes], Any], name: str, lines: Iterator[bytes]) -> None:
-    _members(write, name, lines, b"[", b"]")
+def _list(write: Callable[[bytes], Any], name: str, lines: Iterable[str]) -> None:
+    _members(write, name, lines, "[", "]")
+
+
+_LINES_AT_ONCE = 4096  # lines of a member written together: one write, not one per line
 
 
 def _members(
-    write: Callable[[bytes], Any], name: str, lines: Iterator[bytes], opening: bytes, closing: bytes
+    write: Callable[[bytes], Any], name: str, lines: Iterable[str], opening: str, closing: str
 ) -> None:
     """A top-level member whose members are one line each."""
-    write(f"  {quoted(name)}: ".encode() + opening)
-    separator = b"\n    "
-    for line in lines:
-        write(separator + line)
-        separator = b",\n    "
-    write((b"\n  " if separator != b"\n    " else b"") + closing + b",\n")
+    write(f"  {quoted(name)}: {opening}".encode())
+    lines = iter(lines)
+    separator = "\n    "
+    while chunk := list(islice(lines, _LINES_AT_ONCE)):
+        write((separator + ",\n    ".join(chunk)).encode())
+        separator = ",\n    "
+    write(((f"\n  {closing}" if separator != "\n    " else closing) + ",\n").encode())
 
 
 def expand(data: dict[str, Any]) -> dict[str, Any]:
