@@ -12,23 +12,29 @@ from __future__ import annotations
 from typing import Any
 
 from lossless.inventory.defaults import DEFAULT_POLICY, merge_policy
-from lossless.model import Inventory, Nic, Policy, Server
+from lossless.model import Inventory, Location, Nic, Policy, Server
 from lossless.plan import FabricPlan, NicPlan
 from lossless.system.long_lived import building_long_lived
 from lossless.text.units import whole_metres
 
 
 def _inherited(
-    inventory: Inventory, server: str, nic: str
+    inventory: Inventory, server: str, nic: str, fabric_policy: Policy | None = None
 ) -> tuple[Policy, str | None, float | None]:
     """The policy a NIC inherits, the switch port it is cabled to, and the cable length."""
     link, peer = inventory.cabled_to(server, nic)
-    fabric_policy = inventory.policy or Policy.from_mapping(DEFAULT_POLICY)
+    if fabric_policy is None:
+        fabric_policy = _fabric_policy(inventory)
     if link is None or peer is None:
         return fabric_policy, None, None
     device = inventory.devices.get(peer.node)
     port = device.ports.get(peer.port) if device else None
-    return (port.policy if port else fabric_policy), str(peer), link.cable_m
+    return (port.policy if port else fabric_policy), f"{peer.node}:{peer.port}", link.cable_m
+
+
+def _fabric_policy(inventory: Inventory) -> Policy:
+    """What a NIC without a link inherits."""
+    return inventory.policy or Policy.from_mapping(DEFAULT_POLICY)
 
 
 def host_settings(policy: Policy, server: Server, nic: Nic) -> dict[str, Any]:
@@ -46,19 +52,30 @@ def host_settings(policy: Policy, server: Server, nic: Nic) -> dict[str, Any]:
     return settings
 
 
-def plan_nic(
-    inventory: Inventory, server: Server, nic: Nic, memo: dict[tuple, tuple] | None = None
-) -> NicPlan:
-    """memo: what the host settings give, by the identity of what they merge (the NICs of a
-    range share their inputs; the inventory holds them for the whole run)."""
-    policy, peer, cable_m = _inherited(inventory, server.name, nic.name)
+class _Memo:
+    """What plan_nic works out once for the NICs alike: the host settings' values, by the
+    identity of what they merge (the NICs of a range share their inputs; the inventory holds
+    them for the whole run), the fabric's policy, and a source's text by its location (the
+    NICs of a range share one, and so one text)."""
+
+    def __init__(self, inventory: Inventory):
+        self.values: dict[tuple, tuple] = {}
+        self.fabric_policy = _fabric_policy(inventory)
+        self.where: dict[Location, str] = {}
+
+
+def plan_nic(inventory: Inventory, server: Server, nic: Nic, memo: _Memo | None = None) -> NicPlan:
     if memo is None:
-        memo = {}
+        memo = _Memo(inventory)
+    policy, peer, cable_m = _inherited(inventory, server.name, nic.name, memo.fabric_policy)
     key = (id(policy), id(server.host), id(nic.host))
-    found = memo.get(key)
+    found = memo.values.get(key)
     if found is None:
-        found = memo[key] = _host_values(host_settings(policy, server, nic))
+        found = memo.values[key] = _host_values(host_settings(policy, server, nic))
     values, pfc_priorities, dcqcn = found
+    source = memo.where.get(nic.where)
+    if source is None:
+        source = memo.where[nic.where] = str(nic.where)
     return NicPlan(
         server=server.name,
         name=nic.name,
@@ -67,7 +84,7 @@ def plan_nic(
         speed_mbps=nic.speed_mbps,
         link_pause=False,  # 802.3x pause never on a PFC port (docs/reference/physics.md 4 rule 7)
         cable_m=None if cable_m is None else whole_metres(cable_m),
-        source=str(nic.where),
+        source=source,
         pfc_priorities=list(pfc_priorities),  # each NIC its own list and dict
         dcqcn=dict(dcqcn),
         **values,
@@ -108,7 +125,7 @@ def plan_nics(inventory: Inventory, switches: set[str] | None = None) -> dict[st
 
 
 def _plan_nics(inventory: Inventory, switches: set[str] | None) -> dict[str, NicPlan]:
-    memo: dict[tuple, tuple] = {}
+    memo = _Memo(inventory)
     if switches is None:
         return {
             f"{server.name}:{nic.name}": plan_nic(inventory, server, nic, memo)

@@ -164,32 +164,26 @@ def _port_key(port: PortPlan) -> tuple:
     )
 
 
-# NicPlan's fields that hold a list or dict of its own (every NIC a copy: hosts/plan.py).
+# NicPlan's fields that hold a list or dict of its own (each NIC a copy: hosts/plan.py)
 _NIC_CONTAINERS = ("pfc_priorities", "dcqcn", "sources")
 
 
 def _nic_key(nic: NicPlan, held: Callable[[NicPlan], tuple]) -> tuple:
     """What decides a NIC's setting, by identity: the objects its fields hold (`held`: those
-    of the setting but the containers), and the objects in its own list and dicts. The NICs
-    whose host settings are alike hold the same objects (hosts/plan.py works their values
-    out once), and the same objects are the same text; equal values of other types (9000 and
+    of its setting but the containers) and those in its own list and dicts. The NICs whose
+    host settings are alike hold the same objects (hosts/plan.py works their values out
+    once), and the same objects are the same text; equal values of other types (9000 and
     9000.0) are other objects, so they are never taken for each other. The plan keeps the
-    objects alive, so their ids stay theirs."""
+    objects alive, so their ids stay theirs. `sources` maps names to FILE:LINE:COL texts,
+    whose values decide their text."""
+    pfc, dcqcn = nic.pfc_priorities, nic.dcqcn
     return (
         tuple(map(id, held(nic))),
-        _contents(nic.pfc_priorities),
-        _contents(nic.dcqcn),
-        _contents(nic.sources),
+        pfc if pfc is None else tuple(map(id, pfc)),
+        tuple(map(id, dcqcn)),
+        tuple(map(id, dcqcn.values())),
+        tuple(nic.sources.items()),
     )
-
-
-def _contents(value: list | dict | None) -> tuple | None:
-    """A container by the identity of what it holds (a mapping: its keys, then values)."""
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        return tuple(map(id, value)), tuple(map(id, value.values()))
-    return tuple(map(id, value))
 
 
 def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
@@ -273,16 +267,18 @@ def _device(
     ports: _Settings,
 ) -> bytes:
     """A device on one line, its ports last, each on a line of its own."""
-    text = f'{{"like":"{like[0]}"{devices.overrides(device, like[1])}'
-    for field in DEVICE_OWN[:-1]:
-        text += f',"{field}":' + compact(getattr(device, field)).decode()
+    own = compact({field: getattr(device, field) for field in DEVICE_OWN[:-1]}).decode()
+    text = f'{{"like":"{like[0]}"{devices.overrides(device, like[1])},{own[1:-1]}'
     if not device.ports:
         return (text + ',"ports":{}}').encode()
-    lines = [
-        f'{quoted(name)}:{{"like":"{name_of}","peer":{_string(port.peer)}'
-        f"{ports.overrides(port, defaults)}}}"
-        for (name, port), (name_of, defaults) in zip(device.ports.items(), likes, strict=True)
-    ]
+    source = ports.sources.member
+    lines = []
+    for (name, port), (name_of, defaults) in zip(device.ports.items(), likes, strict=True):
+        at = source(port.source)  # the common case inline: 393,216 ports at 131,072 GPUs
+        lines.append(
+            f'{quoted(name)}:{{"like":"{name_of}","peer":{_string(port.peer)}'
+            f"{'' if at == defaults['source'] else ',' + at}}}"
+        )
     return (text + ',"ports":{\n      ' + ",\n      ".join(lines) + "\n    }}").encode()
 
 
