@@ -131,3 +131,11 @@ def test_nics_left_for_later_are_planned_by_their_first_reader(write):
     assert later.nics == eager.nics and later.to_dict() == eager.to_dict()
     untouched = plan_fabric(inventory, hosts="later")
     assert untouched.to_dict() == eager.to_dict()  # to_dict reads them through planned_nics
+
+
+def test_the_nics_of_a_range_share_their_source_text():
+    """A NIC's FILE:LINE:COL is made once per location, not per NIC: the 2,048 NICs of the
+    pod (one range) hold one string, which the plan JSON then finds as the same object."""
+    nics = plan_nics(load_inventory(INVENTORIES / "pod-2048.yaml")).values()
+    assert len(nics) == 2048
+    assert len({id(nic.source) for nic in nics}) == len({nic.source for nic in nics}) == 1

@@ -149,3 +149,56 @@ def test_compact_json_of_unusual_values_expands_to_the_reference():
     plan.links.clear()
     plan.nics.clear()
     _expands_to_the_reference(plan)
+
+
+def test_nics_alike_but_in_the_types_of_their_values_have_settings_of_their_own():
+    """A NIC's setting is looked up by the identity of the objects it holds: 9000 and 9000.0,
+    5 and 5.0 (equal, printed differently) are never taken for each other, in a field, in
+    its PFC list or in its DCQCN values."""
+    plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
+    nics = plan.planned_nics()
+    first, second, third, fourth, *_ = nics
+    nics[first] = replace(nics[first], mtu=float(nics[first].mtu))
+    nics[second] = replace(nics[second], pfc_priorities=[float(nics[second].roce_priority)])
+    nics[third] = replace(nics[third], dcqcn={"ai_rate_mbps": 5})
+    nics[fourth] = replace(nics[fourth], dcqcn={"ai_rate_mbps": 5.0})
+    compact = _expands_to_the_reference(plan)
+    assert len(compact["nic_settings"]) == 5  # the NICs alike, and these four
+
+
+def test_nics_alike_are_encoded_once(monkeypatch):
+    """The 131,072 NICs of a 128k fabric share a few settings: the text of one is made a few
+    times, not per NIC (that was a sixth of the compact plan JSON's CPU). Here the 2,048 NICs
+    share one; the eight NICs of `eth[0:7]` each read their speed into an object of their own,
+    so its text is made up to eight times."""
+    from lossless.report import plan_compact
+
+    plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
+    encoded = []
+
+    def counted(value):
+        encoded.append(value)
+        return compact(value)
+
+    compact = plan_compact.compact
+    monkeypatch.setattr(plan_compact, "compact", counted)
+    _expands_to_the_reference(plan)
+    nic_texts = [value for value in encoded if isinstance(value, dict) and "sriov_vfs" in value]
+    assert len(plan.nics) == 2048 and 1 <= len(nic_texts) <= 8
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_the_compact_form_is_written_by_this_process_alone(monkeypatch):
+    """Its devices are a few lines each: forking workers for them (copying a 128k plan's
+    page tables, then its pages as reference counts change) cost more CPU than it saved."""
+    from lossless.system import parallel
+
+    monkeypatch.setenv("LOSSLESS_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    plan = plan_fabric(load_inventory(INVENTORIES / "pod-2048.yaml"))
+
+    def no_fork():
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    _expands_to_the_reference(plan)

@@ -105,6 +105,18 @@ class _Settings:
         self.by_key: dict[tuple, tuple[str, dict[str, str]]] = {}
         self.sources = _Sources()
 
+    def likes(
+        self, values: Iterable[Any], key: Callable[[Any], tuple]
+    ) -> list[tuple[str, dict[str, str]]]:
+        """like() of each value, whose setting is looked up by its key where met before
+        (hundreds of thousands of ports and NICs, a few thousand settings)."""
+        by_key = self.by_key
+        found = []
+        for value in values:
+            value_key = key(value)
+            found.append(by_key.get(value_key) or self.like(value, value_key))
+        return found
+
     def like(self, value: Any, key: tuple | None = None) -> tuple[str, dict[str, str]]:
         """The name of value's setting, and the text of the setting's defaults."""
         found = self.by_key.get(key) if key is not None else None
@@ -164,13 +176,23 @@ def _port_key(port: PortPlan) -> tuple:
     )
 
 
-# NicPlan's fields that hold a list or dict of its own (each NIC a copy: hosts/plan.py)
+def _link_key(link: LinkPlan) -> tuple:
+    """What decides a link's setting: its length (2 and 2.0 print differently) and source."""
+    return link.cable_m, type(link.cable_m), link.source
+
+
+NIC_OWN = ("server", "name", "peer")
+# NicPlan's fields that hold a list or dict of its own (each NIC a copy: hosts/plan.py), and
+# the rest of those of its setting
 _NIC_CONTAINERS = ("pfc_priorities", "dcqcn", "sources")
+_NIC_HELD = attrgetter(
+    *(f for f in json_fields(NicPlan) or () if f not in (*NIC_OWN, "source", *_NIC_CONTAINERS))
+)
 
 
-def _nic_key(nic: NicPlan, held: Callable[[NicPlan], tuple]) -> tuple:
-    """What decides a NIC's setting, by identity: the objects its fields hold (`held`: those
-    of its setting but the containers) and those in its own list and dicts. The NICs whose
+def _nic_key(nic: NicPlan) -> tuple:
+    """What decides a NIC's setting, by identity: the objects its fields hold and those in
+    its own list and dicts. The NICs whose
     host settings are alike hold the same objects (hosts/plan.py works their values out
     once), and the same objects are the same text; equal values of other types (9000 and
     9000.0) are other objects, so they are never taken for each other. The plan keeps the
@@ -178,7 +200,7 @@ def _nic_key(nic: NicPlan, held: Callable[[NicPlan], tuple]) -> tuple:
     whose values decide their text."""
     pfc, dcqcn = nic.pfc_priorities, nic.dcqcn
     return (
-        tuple(map(id, held(nic))),
+        tuple(map(id, _NIC_HELD(nic))),
         pfc if pfc is None else tuple(map(id, pfc)),
         tuple(map(id, dcqcn)),
         tuple(map(id, dcqcn.values())),
@@ -191,21 +213,17 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
     ports = _Settings("p", PortPlan, ("name", "peer"), ("source",))
     devices = _Settings("d", DevicePlan, DEVICE_OWN, ("mgmt", "source"))
     links = _Settings("l", LinkPlan, ("a", "b"), ())
-    nics = _Settings("n", NicPlan, ("server", "name", "peer"), ("source",))
+    nics = _Settings("n", NicPlan, NIC_OWN, ("source",))
     sources = ports.sources  # one numbering of files for the whole text
     devices.sources = links.sources = nics.sources = sources
     # settings named before the entries are written, in the order of the text
     port_likes = {
-        name: [ports.like(port, _port_key(port)) for port in device.ports.values()]
-        for name, device in plan.devices.items()
+        name: ports.likes(device.ports.values(), _port_key) for name, device in plan.devices.items()
     }
     device_likes = [devices.like(device) for device in plan.devices.values()]
-    link_likes = [
-        links.like(link, (link.cable_m, type(link.cable_m), link.source))[0] for link in plan.links
-    ]
+    link_likes = [name for name, _ in links.likes(plan.links, _link_key)]
     planned = plan.planned_nics()
-    held = attrgetter(*(field for field in nics.shared if field not in _NIC_CONTAINERS))
-    nic_likes = [nics.like(nic, _nic_key(nic, held)) for nic in planned.values()]
+    nic_likes = nics.likes(planned.values(), _nic_key)
     write(f'{{\n  "schema_version": {SCHEMA_VERSION},\n  "form": "compact",\n'.encode())
     for name in ("name", "inventory"):
         write(f"  {quoted(name)}: ".encode() + compact(getattr(plan, name)) + b",\n")
