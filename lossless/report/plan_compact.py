@@ -192,12 +192,11 @@ _NIC_HELD = attrgetter(
 
 def _nic_key(nic: NicPlan) -> tuple:
     """What decides a NIC's setting, by identity: the objects its fields hold and those in
-    its own list and dicts. The NICs whose
-    host settings are alike hold the same objects (hosts/plan.py works their values out
-    once), and the same objects are the same text; equal values of other types (9000 and
-    9000.0) are other objects, so they are never taken for each other. The plan keeps the
-    objects alive, so their ids stay theirs. `sources` maps names to FILE:LINE:COL texts,
-    whose values decide their text."""
+    its own list and dicts. NICs whose host settings are alike hold the same objects
+    (hosts/plan.py works their values out once), and the same objects are the same text;
+    equal values of other types (9000 and 9000.0) are other objects, so they are never taken
+    for each other. The plan keeps the objects alive, so their ids stay theirs. `sources`
+    maps names to FILE:LINE:COL texts, which are the same text where they are equal."""
     pfc, dcqcn = nic.pfc_priorities, nic.dcqcn
     return (
         tuple(map(id, _NIC_HELD(nic))),
@@ -231,15 +230,10 @@ def write_compact(plan: FabricPlan, write: Callable[[bytes], Any]) -> None:
     _mapping(write, "device_settings", devices.lines())
     _mapping(write, "port_settings", ports.lines())
     write(b'  "devices": {')
-    names = list(plan.devices)
-
-    def device_text(index: int) -> bytes:
-        device = plan.devices[names[index]]
-        return _device(device, device_likes[index], devices, port_likes[names[index]], ports)
-
-    for index, text in enumerate(map(device_text, range(len(names)))):
-        write((b",\n    " if index else b"\n    ") + quoted(names[index]).encode() + b": " + text)
-    write(b"\n  },\n" if names else b"},\n")
+    for index, (name, device) in enumerate(plan.devices.items()):
+        text = _device(device, device_likes[index], devices, port_likes[name], ports)
+        write((b",\n    " if index else b"\n    ") + quoted(name).encode() + b": " + text)
+    write(b"\n  },\n" if plan.devices else b"},\n")
     _mapping(write, "link_settings", links.lines())
     _list(
         write,

@@ -123,7 +123,8 @@ def _pieces(value: Any, depth: int) -> Iterator[str]:
 def write_plan_json(plan: FabricPlan, stream: TextIO, *, expanded: bool = False) -> None:
     """The plan JSON (schemas/plan.schema.json) and a final newline, a piece at a time (a
     device, the links, the NICs...); as bytes to the stream's binary buffer where it has one
-    (stdout, a file). On a large fabric the pieces are encoded by worker processes too."""
+    (stdout, a file). On a large fabric the expanded form's pieces are encoded by worker
+    processes too; the compact form's are a few lines per device, made here."""
     sink = getattr(stream, "buffer", None)
     if sink is not None:
         stream.flush()
