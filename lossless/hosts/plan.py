@@ -19,12 +19,11 @@ from lossless.text.units import whole_metres
 
 
 def _inherited(
-    inventory: Inventory, server: str, nic: str, fabric_policy: Policy | None = None
+    inventory: Inventory, server: str, nic: str, fabric_policy: Policy
 ) -> tuple[Policy, str | None, float | None]:
-    """The policy a NIC inherits, the switch port it is cabled to, and the cable length."""
+    """The policy a NIC inherits (fabric_policy: the inventory's, where it has no link), the
+    switch port it is cabled to, and the cable length."""
     link, peer = inventory.cabled_to(server, nic)
-    if fabric_policy is None:
-        fabric_policy = _fabric_policy(inventory)
     if link is None or peer is None:
         return fabric_policy, None, None
     device = inventory.devices.get(peer.node)
