@@ -166,7 +166,7 @@ def test_nics_alike_but_in_the_types_of_their_values_have_settings_of_their_own(
     assert len(compact["nic_settings"]) == 5  # the NICs alike, and these four
 
 
-def test_nics_alike_are_encoded_once(monkeypatch):
+def test_nics_alike_are_encoded_a_few_times_not_once_per_nic(monkeypatch):
     """The 131,072 NICs of a 128k fabric share a few settings: the text of one is made a few
     times, not per NIC (that was a sixth of the compact plan JSON's CPU). Here the 2,048 NICs
     share one; the eight NICs of `eth[0:7]` each read their speed into an object of their own,
