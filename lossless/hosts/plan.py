@@ -64,6 +64,7 @@ class _Memo:
 
 
 def plan_nic(inventory: Inventory, server: Server, nic: Nic, memo: _Memo | None = None) -> NicPlan:
+    """One NIC's host plan; memo: what the NICs planned with it work out once (_Memo)."""
     if memo is None:
         memo = _Memo(inventory)
     policy, peer, cable_m = _inherited(inventory, server.name, nic.name, memo.fabric_policy)
