@@ -256,16 +256,27 @@ class Inventory:
         link = self.links[index]
         return link, link.other_end((node, port))
 
-    def links_of(self, names: Iterable[str]) -> list[Link]:
-        """The links with an end on one of these devices, in inventory order; found through
-        their ports, so a one-device run does not scan the 65,536 links of a 32k fabric."""
+    def link_indices(self, node: str, ports: Iterable[str]) -> list[int | None]:
+        """The index in `links` of the link at each of these ports of node (None: not
+        linked), in one call: the planner asks for every port of the fabric."""
+        index = self._link_index
+        return [index.get((node, port)) for port in ports]
+
+    def link_indices_of(self, names: Iterable[str]) -> list[int]:
+        """The indices in `links` of the links with an end on one of these devices, in
+        inventory order; found through their ports, so a one-device run does not scan the
+        65,536 links of a 32k fabric."""
         found = {
             self._link_index[end]
             for name in names
             for port in self.devices[name].ports
             if (end := Endpoint(name, port)) in self._link_index
         }
-        return [self.links[index] for index in sorted(found)]
+        return sorted(found)
+
+    def links_of(self, names: Iterable[str]) -> list[Link]:
+        """The links with an end on one of these devices, in inventory order."""
+        return [self.links[index] for index in self.link_indices_of(names)]
 
     def counts(self) -> dict[str, int]:
         """How many of each thing the inventory describes, by singular noun."""

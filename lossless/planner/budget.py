@@ -13,6 +13,7 @@ buffer_check_headroom_mellanox.lua).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from lossless.asics import Asic
@@ -30,23 +31,32 @@ class RealPorts:
 def plan_budget(
     asic: Asic,
     settings: HeadroomSettings,
-    port_headrooms: list[list[HeadroomResult]],
+    port_headrooms: list[tuple[HeadroomResult, ...]],
     real: RealPorts,
     pgs_per_port: int,
     d: Derivation,
     key: str,
 ) -> BudgetPlan:
-    """port_headrooms: the lossless PGs of each listed lossless port."""
+    """port_headrooms: the lossless PGs of each listed lossless port. Ports given the same
+    tuple (the planner shares one between the ports alike) are counted together: a switch has
+    a few distinct ones among its 64 to 512 ports."""
     d.inputs = {
         "real_ports": real.count,
         "real_ports_source": real.source,
         "listed_lossless_ports": len(port_headrooms),
         "lossless_pgs_per_port": pgs_per_port,
     }
-    listed = [h for port in port_headrooms for h in port]
-    unlisted = max(0, real.count - len(port_headrooms)) if listed else 0
-    largest = max(listed, key=lambda h: (h.size, h.xoff), default=None)
-    listed_size = sum(h.size for h in listed)
+    # each distinct tuple of PGs, in the order of the ports, with how many ports have it
+    ports_with = Counter(map(id, port_headrooms))
+    distinct = dict(zip(map(id, port_headrooms), port_headrooms, strict=True))
+    alike = [(distinct[pgs], count) for pgs, count in ports_with.items()]
+    listed_pgs = sum(len(pgs) * count for pgs, count in alike)
+    unlisted = max(0, real.count - len(port_headrooms)) if listed_pgs else 0
+    # the first of the largest, as in the ports' order: a PG first seen later is not larger
+    largest = max(
+        (h for pgs, _ in alike for h in pgs), key=lambda h: (h.size, h.xoff), default=None
+    )
+    listed_size = sum(h.size * count for pgs, count in alike for h in pgs)
     if unlisted and largest is not None:
         d.notes.append(
             f"{unlisted} ports the inventory does not list are counted with the largest "
@@ -68,14 +78,14 @@ def plan_budget(
             listed_size + unlisted_size + lossy,
         )
     )
-    pgs = len(listed) + unlisted * pgs_per_port
+    pgs = listed_pgs + unlisted * pgs_per_port
     pool = 0
     ratio = None
     if settings.shared_headroom_pool:
         ratio = settings.over_subscribe_ratio or 1
-        total_xoff = sum(h.xoff for h in listed) + unlisted * pgs_per_port * (
-            largest.xoff if largest else 0
-        )
+        total_xoff = sum(
+            h.xoff * count for pgs, count in alike for h in pgs
+        ) + unlisted * pgs_per_port * (largest.xoff if largest else 0)
         # Shared headroom pool = sum of xoff / over_subscribe_ratio (docs/reference/physics.md 2.2
         # [SRC]).
         pool = int(
@@ -107,9 +117,9 @@ def plan_budget(
         fits = total <= buffer
     else:
         d.notes.append("no published buffer size for this ASIC: the budget cannot be checked")
-    per_port = [sum(h.size for h in port) for port in port_headrooms]
-    per_port_xoff = [sum(h.xoff for h in port) for port in port_headrooms]
-    largest_port = max(per_port, default=0) + (asic.lossy_pg_reserved_bytes if listed else 0)
+    per_port = [sum(h.size for h in pgs) for pgs, _ in alike]
+    per_port_xoff = [sum(h.xoff for h in pgs) for pgs, _ in alike]
+    largest_port = max(per_port, default=0) + (asic.lossy_pg_reserved_bytes if listed_pgs else 0)
     largest_port_xoff = max(per_port_xoff, default=0)
     shp_cap = _shp_per_port_cap(asic, settings, d)
     checks = []
