@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from functools import partial
 from typing import Literal, NamedTuple
 
@@ -60,8 +61,15 @@ class _PortKind(NamedTuple):
 
 
 class _Planner:
-    def __init__(self, inventory: Inventory):
+    def __init__(self, inventory: Inventory, links: Iterable[int]):
+        """links: the indices of the inventory's links the devices planned are on."""
         self.inventory = inventory
+        # Both ends of each of these links as "device:port" text, made once for the peers of
+        # its two ports and its LinkPlan
+        self.end_texts = {
+            index: (":".join(inventory.links[index].a), ":".join(inventory.links[index].b))
+            for index in links
+        }
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         # The parts of port plans are immutable values, one object for all ports they equal
@@ -72,9 +80,6 @@ class _Planner:
         self._device_kinds: dict[tuple, int] = {}
         # by (device kind, id of the Port, the cable's length and id of its link's location)
         self._port_kinds: dict[tuple, _PortKind] = {}
-        # Both ends of the inventory's link at an index as "device:port" text, made once for
-        # the peers of its two ports and its LinkPlan
-        self._end_texts: dict[int, tuple[str, str]] = {}
         self.sources = Sources()
 
     def headroom(self, asic: Asic, inputs: HeadroomInputs) -> tuple[str, HeadroomResult]:
@@ -196,14 +201,6 @@ class _Planner:
             text = self._where_text[where] = str(where)
         return text
 
-    def end_texts(self, index: int) -> tuple[str, str]:
-        """Both ends of the inventory's link at `index` as "device:port" text."""
-        texts = self._end_texts.get(index)
-        if texts is None:
-            link = self.inventory.links[index]
-            texts = self._end_texts[index] = (":".join(link.a), ":".join(link.b))
-        return texts
-
     def plan_port(
         self,
         device: Device,
@@ -219,7 +216,7 @@ class _Planner:
             key: tuple = (device_kind, id(port))
         else:
             link = self.inventory.links[link_index]
-            a_text, b_text = self.end_texts(link_index)
+            a_text, b_text = self.end_texts[link_index]
             peer_end, peer = (
                 (link.b, b_text) if link.a == (device.name, port.name) else (link.a, a_text)
             )
@@ -402,17 +399,22 @@ def plan_fabric(
 def _plan_fabric(
     inventory: Inventory, only: list[str] | None, hosts: bool | Literal["later"]
 ) -> FabricPlan:
-    planner = _Planner(inventory)
     chosen = set(only or inventory.devices)
+    indices = (
+        inventory.link_indices_of(chosen & inventory.devices.keys())
+        if only
+        else range(len(inventory.links))
+    )
+    planner = _Planner(inventory, indices)
     devices = {
         name: planner.plan_device(device)
         for name, device in inventory.devices.items()
         if name in chosen
     }
     links = []
-    for index in inventory.link_indices_of(devices) if only else range(len(inventory.links)):
+    for index in indices:
         link = inventory.links[index]
-        a, b = planner.end_texts(index)  # the texts its ports' peers have
+        a, b = planner.end_texts[index]  # the texts of its ports' peers
         links.append(LinkPlan(a, b, link.cable_m, planner.where_text(link.where)))
     return FabricPlan(
         name=inventory.fabric_name,
