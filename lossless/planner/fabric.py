@@ -49,6 +49,7 @@ class _PortKind(NamedTuple):
     devices with equal headroom inputs, cabled on one link line with one length, or not
     cabled: a 131,072-GPU fabric has a handful of kinds among its 393,216 ports."""
 
+    port: Port  # the inventory's Port these are of
     lossless: bool
     cable_m: float | None
     headroom: HeadroomPlan | None
@@ -110,9 +111,6 @@ class _Planner:
             gearbox_delay_ns=device.gearbox_delay_ns,
             override=policy.headroom.override,
         )
-        ports: dict[str, PortPlan] = {}
-        headrooms: list[tuple[HeadroomResult, ...]] = []  # the PGs of each lossless port
-        speeds: list[int] = []  # of each lossless port
         device_kind = self._device_kinds.setdefault(
             (
                 asic.name,
@@ -124,21 +122,26 @@ class _Planner:
             len(self._device_kinds),
         )
         link_indices = self.inventory.link_indices(device.name, device.ports)
-        for port, link_index in zip(device.ports.values(), link_indices, strict=True):
-            plan, kind = self.plan_port(device, device_kind, port, settings, link_index)
-            ports[port.name] = plan
-            if kind.lossless:
-                headrooms.append(kind.pgs)
-                speeds.append(port.speed_mbps)
+        ends = [  # each port's kind, peer and peer kind
+            self.port_end(device, device_kind, port, settings, link_index)
+            for port, link_index in zip(device.ports.values(), link_indices, strict=True)
+        ]
+        lossless = [kind for kind, _, _ in ends if kind.lossless]
         pgs_per_port = len({policy.roce.data.priority})
-        real = real_ports(asic, device.platform, speeds)
+        real = real_ports(asic, device.platform, [kind.port.speed_mbps for kind in lossless])
         budget_key = f"budget/{device.name}"
         budget_derivation = Derivation(
             model="buffer-budget",
             source="docs/reference/physics.md 2.2 and 4 rule 4; lossless/asics/platforms.yaml",
         )
         budget = plan_budget(
-            asic, settings, headrooms, real, pgs_per_port, budget_derivation, budget_key
+            asic,
+            settings,
+            [kind.pgs for kind in lossless],
+            real,
+            pgs_per_port,
+            budget_derivation,
+            budget_key,
         )
         self.derivations[budget_key] = budget_derivation.to_dict()
         trigger_key = f"pfc-trigger/{device.name}"
@@ -157,15 +160,40 @@ class _Planner:
         )
         self.derivations[trigger_key] = trigger_derivation.to_dict()
         distinct: dict[tuple, EcnPlan] = {}  # the ECN plans the ports copy
-        for port, plan in zip(device.ports.values(), ports.values(), strict=True):
-            if plan.lossless:
-                plan.ecn = [self.plan_ecn(device, port, trigger, distinct)]
+        ecn_of = {  # by the id of a lossless port kind
+            key: self.plan_ecn(device, kind.port, trigger, distinct)
+            for key, kind in {id(kind): kind for kind in lossless}.items()
+        }
         ecn = distinct.values()
         if ecn and trigger.plan.trigger_bytes is not None:
             trigger.plan.largest_n_ecn_before_pfc = min(e.largest_pgs_min or 0 for e in ecn)
             trigger.plan.largest_n_full_marking_before_pfc = min(
                 e.largest_pgs_max or 0 for e in ecn
             )
+        # Positional up to `source`, in PortPlan's field order: matching 17 keywords to the
+        # parameters took a tenth of a second at 131,072 GPUs
+        ports = {
+            port.name: PortPlan(
+                port.name,
+                port.description,
+                port.speed_mbps,
+                port.lanes,
+                kind.mtu,
+                peer,
+                peer_kind,
+                kind.cable_m,
+                kind.lossless,
+                [kind.pfc_priority] if kind.lossless else [],  # pfc_priorities
+                [kind.headroom] if kind.headroom else [],
+                [ecn_of[id(kind)]] if kind.lossless else [],
+                kind.watchdog,
+                kind.source,
+                lint_ignore=dict(port.lint_ignore),
+                sources=kind.sources,
+                routed=port.routed,
+            )
+            for port, (kind, peer, peer_kind) in zip(device.ports.values(), ends, strict=True)
+        }
         return DevicePlan(
             name=device.name,
             role=device.role,
@@ -201,16 +229,16 @@ class _Planner:
             text = self._where_text[where] = str(where)
         return text
 
-    def plan_port(
+    def port_end(
         self,
         device: Device,
         device_kind: int,
         port: Port,
         settings: HeadroomSettings,
         link_index: int | None,
-    ) -> tuple[PortPlan, _PortKind]:
-        """The port's plan (its ECN is left to plan_device) and its kind. link_index: the
-        inventory's link at the port (None: the port has none)."""
+    ) -> tuple[_PortKind, str | None, str | None]:
+        """The port's kind, its peer ("device:port") and the peer's kind ("switch" or
+        "server"); link_index: the inventory's link at the port (None: the port has none)."""
         if link_index is None:
             link = peer = peer_kind = None
             key: tuple = (device_kind, id(port))
@@ -225,28 +253,7 @@ class _Planner:
         kind = self._port_kinds.get(key)
         if kind is None:
             kind = self._port_kinds[key] = self.port_kind(device, port, settings, link)
-        # Positional up to `source`, in PortPlan's field order: matching 17 keywords to the
-        # parameters took a tenth of a second at 131,072 GPUs
-        plan = PortPlan(
-            port.name,
-            port.description,
-            port.speed_mbps,
-            port.lanes,
-            kind.mtu,
-            peer,
-            peer_kind,
-            kind.cable_m,
-            kind.lossless,
-            [kind.pfc_priority] if kind.lossless else [],  # pfc_priorities
-            [kind.headroom] if kind.headroom else [],
-            [],  # ecn: plan_device's, once the device's PFC trigger is known
-            kind.watchdog,
-            kind.source,
-            lint_ignore=dict(port.lint_ignore),
-            sources=kind.sources,
-            routed=port.routed,
-        )
-        return plan, kind
+        return kind, peer, peer_kind
 
     def port_kind(
         self, device: Device, port: Port, settings: HeadroomSettings, link: Link | None
@@ -260,6 +267,7 @@ class _Planner:
         if lossless and cable_m is not None:
             headroom, pgs = self.port_headroom(device, port, whole_metres(cable_m), settings)
         return _PortKind(
+            port=port,
             lossless=lossless,
             cable_m=cable_m,
             headroom=headroom,
