@@ -65,18 +65,21 @@ class _Planner:
     def __init__(self, inventory: Inventory, links: Iterable[int]):
         """links: the indices of the inventory's links the devices planned are on."""
         self.inventory = inventory
-        # Both ends of each of these links as "device:port" text, made once for the peers of
-        # its two ports and its LinkPlan
-        self.end_texts = {
-            index: (":".join(inventory.links[index].a), ":".join(inventory.links[index].b))
-            for index in links
-        }
+        self._where_text: dict[Location, str] = {}
+        # The plans of these links, by index: their ends' text is their ports' peers' too
+        self.links: dict[int, LinkPlan] = {}
+        where: Location | None = None
+        source = ""
+        for index in links:
+            link = inventory.links[index]
+            if link.where is not where:  # the links of one entry share its location
+                where, source = link.where, self.where_text(link.where)
+            self.links[index] = LinkPlan(":".join(link.a), ":".join(link.b), link.cable_m, source)
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         # The parts of port plans are immutable values, one object for all ports they equal
         self._port_headrooms: dict[tuple, tuple[HeadroomPlan, tuple[HeadroomResult]]] = {}
         self._watchdogs: dict[int, WatchdogPlan] = {}  # by id of the inventory's policy
-        self._where_text: dict[Location, str] = {}
         # by the headroom inputs of a device (the values port_headroom reads from it)
         self._device_kinds: dict[tuple, int] = {}
         # by (device kind, id of the Port, the cable's length and id of its link's location)
@@ -244,9 +247,9 @@ class _Planner:
             key: tuple = (device_kind, id(port))
         else:
             link = self.inventory.links[link_index]
-            a_text, b_text = self.end_texts[link_index]
+            plan = self.links[link_index]
             peer_end, peer = (
-                (link.b, b_text) if link.a == (device.name, port.name) else (link.a, a_text)
+                (link.b, plan.b) if link.a == (device.name, port.name) else (link.a, plan.a)
             )
             peer_kind = "switch" if peer_end.node in self.inventory.devices else "server"
             key = (device_kind, id(port), link.cable_m, id(link.where))
@@ -419,16 +422,11 @@ def _plan_fabric(
         for name, device in inventory.devices.items()
         if name in chosen
     }
-    links = []
-    for index in indices:
-        link = inventory.links[index]
-        a, b = planner.end_texts[index]  # the texts of its ports' peers
-        links.append(LinkPlan(a, b, link.cable_m, planner.where_text(link.where)))
     return FabricPlan(
         name=inventory.fabric_name,
         inventory=inventory.file,
         devices=devices,
-        links=links,
+        links=list(planner.links.values()),
         nics=plan_nics(inventory, chosen if only else None) if hosts is True else {},
         lint_ignore=dict(inventory.lint_ignore),
         nic_operator=dict(inventory.nic_operator),
