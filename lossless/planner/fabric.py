@@ -59,6 +59,9 @@ class _PortKind(NamedTuple):
     watchdog: WatchdogPlan | None  # None: not lossless
     source: str
     sources: dict[str, str]
+    # what decides the port's ECN plan on a device: speed, ECN policy (the inventory keeps
+    # each for the run, so its identity stands for it) and the lossless priority
+    ecn_key: tuple[int, int, int]
 
 
 class _Planner:
@@ -162,10 +165,11 @@ class _Planner:
             trigger_key,
         )
         self.derivations[trigger_key] = trigger_derivation.to_dict()
-        distinct: dict[tuple, EcnPlan] = {}  # the ECN plans the ports copy
-        ecn_of = {  # by the id of a lossless port kind
-            key: self.plan_ecn(device, kind.port, trigger, distinct)
-            for key, kind in {id(kind): kind for kind in lossless}.items()
+        # The ECN plans the ports share, by their ECN inputs: worked out once, for any one of
+        # the ports with them (each gives the same)
+        distinct = {
+            key: self.plan_ecn(device, kind.port, trigger)
+            for key, kind in {kind.ecn_key: kind for kind in lossless}.items()
         }
         ecn = distinct.values()
         if ecn and trigger.plan.trigger_bytes is not None:
@@ -188,7 +192,7 @@ class _Planner:
                 kind.lossless,
                 [kind.pfc_priority] if kind.lossless else [],  # pfc_priorities
                 [kind.headroom] if kind.headroom else [],
-                [ecn_of[id(kind)]] if kind.lossless else [],
+                [distinct[kind.ecn_key]] if kind.lossless else [],
                 kind.watchdog,
                 kind.source,
                 lint_ignore=dict(port.lint_ignore),
@@ -280,6 +284,7 @@ class _Planner:
             watchdog=self.watchdog(policy.pfc_watchdog) if lossless else None,
             source=self.where_text(port.where),
             sources=self.sources.of_port(port, link),
+            ecn_key=(port.speed_mbps, id(policy.ecn), policy.roce.data.priority),
         )
 
     def watchdog(self, policy: WatchdogPolicy) -> WatchdogPlan:
@@ -337,19 +342,8 @@ class _Planner:
             found = self._port_headrooms[values] = (pg, (result,))
         return found
 
-    def plan_ecn(
-        self, device: Device, port: Port, trigger: Trigger, computed: dict[tuple, EcnPlan]
-    ) -> EcnPlan:
-        """The port's ECN plan; ports of the device with the same speed and policy share it,
-        in `computed`. Policies are keyed by identity: the inventory holds them for the run."""
-        policy = port.policy
-        cache_key = (port.speed_mbps, id(policy.ecn), policy.roce.data.priority)
-        found = computed.get(cache_key)
-        if found is None:
-            found = computed[cache_key] = self._compute_ecn(device, port, trigger)
-        return found
-
-    def _compute_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
+    def plan_ecn(self, device: Device, port: Port, trigger: Trigger) -> EcnPlan:
+        """The ECN plan of the port's lossless queue on the device, against its PFC trigger."""
         policy = port.policy
         d = Derivation(
             model="ecn-before-pfc",
