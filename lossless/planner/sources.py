@@ -48,15 +48,21 @@ def _sources(origin: dict[str, Location], facts: dict[str, tuple[str, ...]]) -> 
 
 class Sources:
     """The sources of device and port plans. Ports of one range share one origin mapping,
-    and so one sources mapping; so do those whose cable is stated on one link line."""
+    and so one sources mapping; so do those whose cable is stated on one link line, and the
+    devices of one range."""
 
     def __init__(self) -> None:
         # keyed by the id of an origin mapping: the inventory keeps each alive for the run
         self._by_origin: dict[int, dict[str, str]] = {}
+        self._by_device_origin: dict[int, dict[str, str]] = {}
         self._linked: dict[tuple[int, Location], dict[str, str]] = {}
 
     def of_device(self, device: Device) -> dict[str, str]:
-        return _sources(device.policy_origin, DEVICE_FACT_POLICY)
+        origin = device.policy_origin
+        sources = self._by_device_origin.get(id(origin))
+        if sources is None:
+            sources = self._by_device_origin[id(origin)] = _sources(origin, DEVICE_FACT_POLICY)
+        return sources
 
     def of_port(self, port: Port, link: Link | None) -> dict[str, str]:
         origin = port.policy_origin
