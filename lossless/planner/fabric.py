@@ -127,11 +127,7 @@ class _Planner:
             ),
             len(self._device_kinds),
         )
-        link_indices = self.inventory.link_indices(device.name, device.ports)
-        ends = [  # each port's kind, peer and peer kind
-            self.port_end(device, device_kind, port, settings, link_index)
-            for port, link_index in zip(device.ports.values(), link_indices, strict=True)
-        ]
+        ends = self.port_ends(device, device_kind, settings)
         lossless = [kind for kind, _, _ in ends if kind.lossless]
         pgs_per_port = len({policy.roce.data.priority})
         real = real_ports(asic, device.platform, [kind.port.speed_mbps for kind in lossless])
@@ -236,31 +232,31 @@ class _Planner:
             text = self._where_text[where] = str(where)
         return text
 
-    def port_end(
-        self,
-        device: Device,
-        device_kind: int,
-        port: Port,
-        settings: HeadroomSettings,
-        link_index: int | None,
-    ) -> tuple[_PortKind, str | None, str | None]:
-        """The port's kind, its peer ("device:port") and the peer's kind ("switch" or
-        "server"); link_index: the inventory's link at the port (None: the port has none)."""
-        if link_index is None:
-            link = peer = peer_kind = None
-            key: tuple = (device_kind, id(port))
-        else:
-            link = self.inventory.links[link_index]
-            plan = self.links[link_index]
-            peer_end, peer = (
-                (link.b, plan.b) if link.a == (device.name, port.name) else (link.a, plan.a)
-            )
-            peer_kind = "switch" if peer_end.node in self.inventory.devices else "server"
-            key = (device_kind, id(port), link.cable_m, id(link.where))
-        kind = self._port_kinds.get(key)
-        if kind is None:
-            kind = self._port_kinds[key] = self.port_kind(device, port, settings, link)
-        return kind, peer, peer_kind
+    def port_ends(
+        self, device: Device, device_kind: int, settings: HeadroomSettings
+    ) -> list[tuple[_PortKind, str | None, str | None]]:
+        """Each port's kind, its peer ("device:port") and the peer's kind ("switch" or
+        "server"; None: the port has no link). One loop for all ports of the device: a call
+        per port cost 0.05 s at 131,072 GPUs."""
+        ends = []
+        links, devices, kinds = self.inventory.links, self.inventory.devices, self._port_kinds
+        link_indices = self.inventory.link_indices(device.name, device.ports)
+        for port, link_index in zip(device.ports.values(), link_indices, strict=True):
+            if link_index is None:
+                link = peer = peer_kind = None
+                key: tuple = (device_kind, id(port))
+            else:
+                link, plan = links[link_index], self.links[link_index]
+                peer_end, peer = (
+                    (link.b, plan.b) if link.a == (device.name, port.name) else (link.a, plan.a)
+                )
+                peer_kind = "switch" if peer_end.node in devices else "server"
+                key = (device_kind, id(port), link.cable_m, id(link.where))
+            kind = kinds.get(key)
+            if kind is None:
+                kind = kinds[key] = self.port_kind(device, port, settings, link)
+            ends.append((kind, peer, peer_kind))
+        return ends
 
     def port_kind(
         self, device: Device, port: Port, settings: HeadroomSettings, link: Link | None
