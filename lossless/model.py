@@ -256,12 +256,6 @@ class Inventory:
         link = self.links[index]
         return link, link.other_end((node, port))
 
-    def link_indices(self, node: str, ports: Iterable[str]) -> list[int | None]:
-        """The index in `links` of the link at each of these ports of node (None: not
-        linked), in one call: the planner asks for every port of the fabric."""
-        index = self._link_index
-        return [index.get((node, port)) for port in ports]
-
     def link_indices_of(self, names: Iterable[str]) -> list[int]:
         """The indices in `links` of the links with an end on one of these devices, in
         inventory order; found through their ports, so a one-device run does not scan the
