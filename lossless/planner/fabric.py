@@ -48,7 +48,7 @@ class _PortKind(NamedTuple):
     """What a port's plan shares with the ports alike: all but its name and peer. Ports are
     alike when they are one Port of the inventory (the devices of a range share theirs) on
     devices with equal headroom inputs, cabled on one link line with one length, or not
-    cabled: a 131,072-GPU fabric has a handful of kinds among its 393,216 ports."""
+    cabled: a 131,072-GPU fabric has 6,144 kinds among its 393,216 ports."""
 
     port: Port  # the inventory's Port these are of
     lossless: bool
