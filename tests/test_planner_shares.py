@@ -4,6 +4,8 @@ another's plan."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from conftest import INVENTORIES
 
 from lossless.asics import catalogue
@@ -132,3 +134,21 @@ def test_the_budget_counts_ports_alike_as_each_port_on_its_own():
     assert budget.largest_port_headroom_bytes == 40_000 + asic.lossy_pg_reserved_bytes
     assert budget.largest_port_xoff_bytes == 26_000
     assert f"(size {large.size}, xoff {large.xoff})" in derivations[0]["notes"][0]
+
+
+def test_devices_alike_share_a_budget_worked_out_once(write):
+    """The budget of devices alike (same ASIC, settings, real ports and ports' PGs) is
+    worked out once: one derivation under each device's key, each device its own BudgetPlan
+    naming its own derivation. leaf2, cabled differently, has a budget of its own."""
+    pod = plan_fabric(load_inventory(POD))
+    first, second = pod.devices["leaf01"].budget, pod.devices["leaf02"].budget
+    assert (first.derivation, second.derivation) == ("budget/leaf01", "budget/leaf02")
+    assert first is not second
+    assert dataclasses.replace(first, derivation="") == dataclasses.replace(second, derivation="")
+    assert pod.derivations["budget/leaf01"] is pod.derivations["budget/leaf02"]
+    first.fits = not first.fits  # a device's budget is its own
+    assert second.fits != first.fits
+    plan = plan_fabric(load_inventory(write(RANGE)))
+    leaf1, leaf2 = plan.devices["leaf1"].budget, plan.devices["leaf2"].budget
+    assert leaf1.reserved_headroom_bytes != leaf2.reserved_headroom_bytes
+    assert plan.derivations["budget/leaf1"] != plan.derivations["budget/leaf2"]

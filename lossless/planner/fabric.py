@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import partial
 from typing import Literal, NamedTuple
@@ -12,6 +12,7 @@ from lossless.asics import Asic
 from lossless.hosts.plan import plan_nics
 from lossless.model import Device, Inventory, Link, Location, Port, WatchdogPolicy
 from lossless.plan import (
+    BudgetPlan,
     DevicePlan,
     EcnPlan,
     FabricPlan,
@@ -20,8 +21,9 @@ from lossless.plan import (
     LinkPlan,
     PortPlan,
     WatchdogPlan,
+    replaced,
 )
-from lossless.planner.budget import plan_budget
+from lossless.planner.budget import RealPorts, plan_budget
 from lossless.planner.derivation import Derivation
 from lossless.planner.ecmp import plan_ecmp
 from lossless.planner.ecn import ecn_thresholds
@@ -90,6 +92,7 @@ class _Planner:
         # The parts of port plans are immutable values, one object for all ports they equal
         self._port_headrooms: dict[tuple, tuple[HeadroomPlan, tuple[HeadroomResult]]] = {}
         self._watchdogs: dict[int, WatchdogPlan] = {}  # by id of the inventory's policy
+        self._budgets: dict[tuple, tuple[BudgetPlan, dict]] = {}
         # by the headroom inputs of a device (the values port_headroom reads from it)
         self._device_kinds: dict[tuple, int] = {}
         # by (device kind, id of the Port, the cable's length and id of its link's location)
@@ -139,20 +142,10 @@ class _Planner:
         pgs_per_port = len({policy.roce.data.priority})
         real = real_ports(asic, device.platform, [kind.port.speed_mbps for kind in lossless])
         budget_key = f"budget/{device.name}"
-        budget_derivation = Derivation(
-            model="buffer-budget",
-            source="docs/reference/physics.md 2.2 and 4 rule 4; lossless/asics/platforms.yaml",
+        budget, self.derivations[budget_key] = self.budget(
+            asic, settings, [kind.pgs for kind in lossless], real, pgs_per_port
         )
-        budget = plan_budget(
-            asic,
-            settings,
-            [kind.pgs for kind in lossless],
-            real,
-            pgs_per_port,
-            budget_derivation,
-            budget_key,
-        )
-        self.derivations[budget_key] = budget_derivation.to_dict()
+        budget = replaced(budget, derivation=budget_key)
         trigger_key = f"pfc-trigger/{device.name}"
         trigger_derivation = Derivation(model="pfc-trigger", source=TRIGGER_SOURCE)
         trigger = plan_trigger(
@@ -231,6 +224,36 @@ class _Planner:
             pfc_trigger=trigger.plan,
             sources=self.sources.of_device(device),
         )
+
+    def budget(
+        self,
+        asic: Asic,
+        settings: HeadroomSettings,
+        port_headrooms: list[tuple[HeadroomResult, ...]],
+        real: RealPorts,
+        pgs_per_port: int,
+    ) -> tuple[BudgetPlan, dict]:
+        """A device's buffer budget and its derivation, worked out once for the devices alike:
+        the same ASIC, headroom settings and real ports, and their ports' PGs the same tuples
+        (by identity: the planner shares one between ports alike, and keeps it for the run)
+        as many times. The derivation is the same for each; the caller names the budget's."""
+        key = (
+            asic.name,
+            settings.shared_headroom_pool,
+            settings.over_subscribe_ratio,
+            real,
+            pgs_per_port,
+            tuple(Counter(map(id, port_headrooms)).items()),
+        )
+        found = self._budgets.get(key)
+        if found is None:
+            d = Derivation(
+                model="buffer-budget",
+                source="docs/reference/physics.md 2.2 and 4 rule 4; lossless/asics/platforms.yaml",
+            )
+            budget = plan_budget(asic, settings, port_headrooms, real, pgs_per_port, d, "")
+            found = self._budgets[key] = (budget, d.to_dict())
+        return found
 
     def where_text(self, where: Location) -> str:
         """FILE:LINE:COL of a location; the ports of one range share one, and so its text."""
