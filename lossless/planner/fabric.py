@@ -78,15 +78,16 @@ class _Planner:
         # up in a small mapping of their own, in memory at hand, not among the 524,288 link
         # ends of a 131,072-GPU fabric (0.1 s less there)
         self._link_at: defaultdict[str, dict[str, int]] = defaultdict(dict)
+        plans, link_at = self.links, self._link_at
         where: Location | None = None
         source = ""
         for index in links:
             link = inventory.links[index]
             if link.where is not where:  # the links of one entry share its location
                 where, source = link.where, self.where_text(link.where)
-            self.links[index] = LinkPlan(":".join(link.a), ":".join(link.b), link.cable_m, source)
             a, b = link.a, link.b
-            self._link_at[a.node][a.port] = self._link_at[b.node][b.port] = index
+            plans[index] = LinkPlan(":".join(a), ":".join(b), link.cable_m, source)
+            link_at[a.node][a.port] = link_at[b.node][b.port] = index
         self.derivations: dict[str, dict] = {}
         self._headroom_cache: dict[tuple[str, HeadroomInputs], tuple[str, HeadroomResult]] = {}
         # The parts of port plans are immutable values, one object for all ports they equal
