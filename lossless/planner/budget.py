@@ -52,7 +52,7 @@ def plan_budget(
     alike = [(distinct[pgs], count) for pgs, count in ports_with.items()]
     listed_pgs = sum(len(pgs) * count for pgs, count in alike)
     unlisted = max(0, real.count - len(port_headrooms)) if listed_pgs else 0
-    # the first of the largest, as in the ports' order: a PG first seen later is not larger
+    # the largest PG, the first of equals in the ports' order (as among every port's PGs)
     largest = max(
         (h for pgs, _ in alike for h in pgs), key=lambda h: (h.size, h.xoff), default=None
     )
