@@ -12,11 +12,10 @@ from lossless.asics import catalogue
 from lossless.inventory import load_inventory
 from lossless.plan import HeadroomSettings
 from lossless.planner import fabric
-from lossless.planner.budget import plan_budget
+from lossless.planner.budget import RealPorts, plan_budget
 from lossless.planner.derivation import Derivation
 from lossless.planner.fabric import plan_fabric
 from lossless.planner.headroom_common import HeadroomResult
-from lossless.planner.pfc_trigger import RealPorts
 
 POD = INVENTORIES / "pod-2048.yaml"
 
