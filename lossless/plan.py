@@ -352,7 +352,7 @@ class FabricPlan:
     lint_ignore: dict[str, str] = field(default_factory=dict)
     # the inventory's fabric.nic_operator (release, namespace) for the servers' resources
     nic_operator: dict[str, str] = field(default_factory=dict, metadata=NOT_IN_JSON)
-    _cables: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    _cables: dict[str, dict[str, float]] = field(default_factory=dict, repr=False, compare=False)
     _ends: list[tuple[LinkPlan, str, str, str, str]] = field(
         default_factory=list, repr=False, compare=False
     )
@@ -371,12 +371,19 @@ class FabricPlan:
             self._nics_later = None
         return self.nics
 
-    def link_cable_m(self, endpoint: str) -> float | None:
+    def link_cable_m(self, device: str, port: str) -> float | None:
         """Length of the cable at device:port as the inventory has it, if it is linked."""
+        return self.link_cables(device).get(port)
+
+    def link_cables(self, device: str) -> dict[str, float]:
+        """port -> length of its cable as the inventory has it, for a device's linked ports.
+        Worked out once per plan from link_ends (a "device:port" text made per port to look
+        a length up cost more than the rules that read it)."""
         if not self._cables and self.links:
-            for link in self.links:
-                self._cables[link.a] = self._cables[link.b] = link.cable_m
-        return self._cables.get(endpoint)
+            for link, node_a, port_a, node_b, port_b in self.link_ends():
+                self._cables.setdefault(node_a, {})[port_a] = link.cable_m
+                self._cables.setdefault(node_b, {})[port_b] = link.cable_m
+        return self._cables.get(device, {})
 
     def link_ends(self) -> list[tuple[LinkPlan, str, str, str, str]]:
         """Each link with its ends split: (link, node a, port a, node b, port b). Worked out

@@ -13,7 +13,8 @@ from lossless.errors import InputError, UsageError
 from lossless.inventory import load_inventory
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.configs import fabric_from_config, fabric_from_configs
-from lossless.lint.registry import PORT_SETTINGS, Finding, rule
+from lossless.lint.groups import cable_groups
+from lossless.lint.registry import PORT_SETTINGS, Finding, computing_once, rule
 from lossless.lint.runner import run_rule
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
@@ -21,6 +22,7 @@ from lossless.planner.fabric import plan_fabric
 RULES = registered_rules()
 
 CONFIGS = REPO / "tests" / "configs"
+POD = INVENTORIES / "pod-2048.yaml"
 SETTINGS_ONLY = sorted(r.id for r in RULES.values() if r.settings_only)
 
 
@@ -137,3 +139,71 @@ def test_a_settings_only_rule_that_yields_a_finding_is_a_bug():
     )
     with pytest.raises(TypeError, match="settings_only"):
         list(run_rule(bad, plan))
+
+
+BY_CABLE = sorted(r.id for r in RULES.values() if r.by_cable)
+
+
+def _cables_broken(plan):
+    """Ports whose cable or headroom break the by_cable rules, some in each group: every
+    third port configured for a 1 m cable, every fifth with 1 B of xoff, every seventh
+    lossless with no headroom at all (a finding that names its port)."""
+    for device in plan.devices.values():
+        for number, (name, port) in enumerate(device.ports.items()):
+            if number % 3 == 0:
+                port = replaced(port, cable_m=1)
+            if number % 5 == 0:
+                port = replaced(port, headroom=[replaced(h, xoff=1) for h in port.headroom])
+            if number % 7 == 0 and port.lossless:
+                port = replaced(port, headroom=[])
+            device.ports[name] = port
+    return plan
+
+
+CABLE_PLANS = [
+    *PLANS,
+    *(
+        (f"{example} cables broken", _cables_broken(plan_fabric(load_inventory(path))))
+        for example, path in (("lab", INVENTORIES / "lab.yaml"), ("pod-2048", POD))
+    ),
+]
+
+
+def test_the_rules_grouped_by_cable():
+    assert BY_CABLE == ["LL101", "LL120"]
+
+
+@pytest.mark.parametrize("rule_id", BY_CABLE)
+def test_ports_grouped_by_cable_get_the_findings_each_port_gets_alone(rule_id):
+    grouped = RULES[rule_id]
+    alone = dataclasses.replace(grouped, by_cable=False)
+    named = False
+    for label, plan in CABLE_PLANS:
+        expected = sorted(run_rule(alone, plan))
+        assert sorted(run_rule(grouped, plan)) == expected, label
+        named = named or any(f.port and f.message.startswith(f.port) for f in expected)
+    assert named or rule_id != "LL101", "no finding names its port: the test proves little"
+
+
+@pytest.mark.parametrize("rule_id", BY_CABLE)
+def test_a_by_cable_rule_runs_once_per_group_of_settings_and_cables(rule_id):
+    plan = plan_fabric(load_inventory(POD))
+    calls = []
+
+    def counted(port, device, fabric):
+        calls.append(port)
+        return RULES[rule_id].check(port, device, fabric)
+
+    grouped = dataclasses.replace(RULES[rule_id], check=counted)
+    with computing_once():
+        assert list(run_rule(grouped, plan)) == []
+        groups = cable_groups(plan)
+    ports = sum(len(d.ports) for d in plan.devices.values())
+    assert len(calls) == sum(len(g) for g in groups.values()) < ports / 10
+
+
+def test_by_cable_is_for_port_rules_and_not_with_settings_only():
+    with pytest.raises(ValueError, match="by_cable is for port rules"):
+        rule("LL999", "x", "error", "device", "x", by_cable=True)
+    with pytest.raises(ValueError, match="not both"):
+        rule("LL999", "x", "error", "port", "x", settings_only=True, by_cable=True)

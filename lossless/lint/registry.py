@@ -52,6 +52,11 @@ class Rule:
     # it runs once per group of a device's ports with the same settings, and each port of
     # the group gets its findings (tests/test_lint_registry.py holds such rules to it).
     settings_only: bool = False
+    # A port rule whose verdict (finding anything or not) rests on nothing of a port but
+    # PORT_SETTINGS and its cable lengths (its cable_m, its link's: FabricPlan.link_cable_m):
+    # it runs once per group of a device's ports with the same settings and cables, and
+    # port by port in a group where it finds something (so its messages may name the port).
+    by_cable: bool = False
     # The computed_once value the rule reads with others: they run in one worker process
     shares: str | None = None
 
@@ -68,25 +73,40 @@ def rule(
     facts: tuple[str, ...] = (),
     *,
     settings_only: bool = False,
+    by_cable: bool = False,
     shares: str | None = None,
 ):
     """Register a rule. The function's docstring is its explanation. It yields messages, or
     (severity, message) to change one finding's severity, or full Findings. `facts` names the
     plan facts it judges, so its findings point at the line that stated them.
     `settings_only`: a port rule that reads nothing of a port but PORT_SETTINGS and yields
-    no full Findings; `shares`: the computed_once value it reads with other rules (see
+    no full Findings; `by_cable`: a port rule whose verdict rests on the port's settings and
+    cable lengths only; `shares`: the computed_once value it reads with other rules (see
     Rule)."""
     if severity not in SEVERITIES:
         raise ValueError(severity)
-    if settings_only and scope != "port":
-        raise ValueError(f"{id}: settings_only is for port rules")
+    for flag, value in (("settings_only", settings_only), ("by_cable", by_cable)):
+        if value and scope != "port":
+            raise ValueError(f"{id}: {flag} is for port rules")
+    if settings_only and by_cable:
+        raise ValueError(f"{id}: a rule is grouped by settings_only or by_cable, not both")
 
     def register(check: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
         explanation = " ".join((check.__doc__ or "").split())
         RULES[id] = Rule(
-            id, name, severity, scope, explanation, source, check, facts, settings_only, shares
+            id,
+            name,
+            severity,
+            scope,
+            explanation,
+            source,
+            check,
+            facts,
+            settings_only,
+            by_cable,
+            shares,
         )
         return check
 
@@ -117,6 +137,11 @@ def computing_once() -> Iterator[None]:
         yield
     finally:
         _computed = None
+
+
+def keeping_computed() -> bool:
+    """Whether computed_once keeps what it computes (a lint() run is on)."""
+    return _computed is not None
 
 
 def computed_once(name: str, fabric: FabricPlan, compute: Callable[[], Computed]) -> Computed:

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from lossless.asics import catalogue
+from lossless.lint.groups import device_groups, in_port_order
 from lossless.lint.registry import rule
 from lossless.plan import DevicePlan, EcnPlan, FabricPlan, PortPlan, located
 from lossless.planner.headroom import compute_headroom
@@ -54,6 +55,8 @@ def _needed_headroom(asic_name: str, *values: Any) -> HeadroomResult:
     "port",
     "docs/reference/physics.md 4 rule 1; docs/reference/sonic.md 1.4",
     facts=("headroom",),
+    by_cable=True,
+    shares="cable groups",
 )
 def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """Every lossless priority group needs at least the headroom its link needs: the xoff the
@@ -69,7 +72,7 @@ def headroom_covers_cable(port: PortPlan, device: DevicePlan, fabric: FabricPlan
         yield f"{port.name} is lossless but has no PFC headroom"
         return
     asic = catalogue().get(device.asic)
-    cables = [c for c in (port.cable_m, fabric.link_cable_m(f"{device.name}:{port.name}")) if c]
+    cables = [c for c in (port.cable_m, fabric.link_cable_m(device.name, port.name)) if c]
     if not cables:
         return
     cable_m = max(cables)  # the configured length or the real one, whichever is longer
@@ -165,11 +168,13 @@ def _headroom_below_any_asic(port: PortPlan, device: DevicePlan, cable_m: float)
     "port",
     "docs/reference/physics.md 4 rule 2",
     facts=("cable_m",),
+    by_cable=True,
+    shares="cable groups",
 )
 def cable_length_covers_link(port: PortPlan, device: DevicePlan, fabric: FabricPlan):
     """The cable length a switch is configured with (SONiC CABLE_LENGTH, Cumulus and Junos
     cable-length) is at least the real cable: the switch sizes headroom from it."""
-    real = fabric.link_cable_m(f"{device.name}:{port.name}")
+    real = fabric.link_cable_m(device.name, port.name)
     if (
         port.lossless
         and port.cable_m is not None
@@ -617,18 +622,21 @@ def roce_class_lossless(device: DevicePlan, fabric: FabricPlan):
     drops RoCE under congestion while the lossless class carries nothing. A config linted
     alone is judged for the hosts' documented defaults (RoCE 26, CNP 48) unless --roce-dscp
     and --cnp-dscp say otherwise."""
-    breaks: dict[tuple[str, str], list[str]] = {}
-    untrusted: dict[str, list[PortPlan]] = {}  # trust -> PFC ports that ignore the DSCP
+    # what is read of a port is its settings: judged once per group of ports alike
+    breaks: dict[tuple[str, str], list[list[PortPlan]]] = {}
+    untrusted: dict[str, list[list[PortPlan]]] = {}  # trust -> PFC ports that ignore the DSCP
     alone = _alone(device, fabric)
-    for port in device.ports.values():
+    for group in device_groups(fabric, device):
+        port = group[0]
         if port.lossless and port.pfc_priorities:
             if alone and port.trust in UNTRUSTED:  # (in a fabric: LL200 drift of the trust)
-                untrusted.setdefault(port.trust, []).append(port)
+                untrusted.setdefault(port.trust, []).append(group)
                 continue
             found = _roce_class_break(port, device)
             if found is not None:
-                breaks.setdefault(found, []).append(port.name)
-    for trust, ignoring in untrusted.items():
+                breaks.setdefault(found, []).append(group)
+    for trust, groups in untrusted.items():
+        ignoring = in_port_order(device, groups)
         message = (
             f"{traffic_dscp(device, 'roce')} does not classify on these ports: "
             f"{UNTRUSTED[trust]}, so RoCE's untagged packets take the port's default class "
@@ -649,8 +657,9 @@ def roce_class_lossless(device: DevicePlan, fabric: FabricPlan):
         roce = traffic_dscp(device, "roce")
         message = f"{roce} maps to TC {tc}, which is not lossless: no port runs PFC"
         yield _at((where, device.name, None), "LL124", message)
-    for (cause, fact), ports in breaks.items():
+    for (cause, fact), groups in breaks.items():
         where = device.sources.get(fact) or located(device, "roce", "dscp_to_tc")
+        ports = [p.name for p in in_port_order(device, groups)]
         message = f"{traffic_dscp(device, 'roce')} {cause} ({_ports_text(ports)})"
         yield _at((where, device.name, None), "LL124", message)
 
@@ -668,15 +677,17 @@ def lossless_class_without_dscp(device: DevicePlan, fabric: FabricPlan):
     no-drop class nothing maps to reserves headroom on every port for no traffic (and where
     RoCE's own class is not lossless, LL124 says so with it)."""
     carried = set(device.maps.dscp_to_tc.values())
-    silent: dict[int, list[str]] = {}
-    for port in device.ports.values():
+    silent: dict[int, list[list[PortPlan]]] = {}
+    for group in device_groups(fabric, device):  # what is read of a port is its settings
+        port = group[0]
         if not (port.lossless and port.trust == "dscp"):
             continue
         if _roce_class_break(port, device) is not None:
             continue  # LL124's finding names the silent class
         for priority in sorted(set(port.pfc_priorities) - carried):
-            silent.setdefault(priority, []).append(port.name)
-    for priority, ports in sorted(silent.items()):
+            silent.setdefault(priority, []).append(group)
+    for priority, groups in sorted(silent.items()):
+        ports = [p.name for p in in_port_order(device, groups)]
         yield (
             f"PFC priority {priority} is no-drop but no DSCP maps to it: its headroom is "
             f"reserved for no traffic ({_ports_text(ports)})"

@@ -8,40 +8,13 @@ from dataclasses import dataclass
 
 from lossless.lint.catalogue import registered_rules, resolve_rules
 from lossless.lint.consequences import fold_consequences
-from lossless.lint.registry import Finding, Rule, computed_once, computing_once, finding_of
-from lossless.plan import FabricPlan, PortPlan, located, shared_parts
+from lossless.lint.groups import cable_groups, port_groups
+from lossless.lint.registry import Finding, Rule, computing_once, finding_of
+from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
 from lossless.system.long_lived import collector_paused
 from lossless.system.parallel import ordered_map
 from lossless.text.grammar import first_few
 from lossless.text.natural import natural_sorted
-
-
-def _settings_key(port: PortPlan) -> tuple:
-    """Equal for two ports of a device with the same settings (the headroom, ECN and
-    watchdog by identity: plan.shared_parts)."""
-    return (
-        port.speed_mbps,
-        port.lanes,
-        port.mtu,
-        port.lossless,
-        tuple(port.pfc_priorities),
-        shared_parts(port),
-        tuple(port.wred_drop_queues),
-        port.trust,
-    )
-
-
-def _port_groups(fabric: FabricPlan) -> dict[str, list[list[PortPlan]]]:
-    """Per device, its ports grouped by settings, in port order (a 32k fabric's 98,304 ports
-    make a few groups per switch)."""
-    groups: dict[str, list[list[PortPlan]]] = {}
-    for device in fabric.devices.values():
-        by_key: dict[tuple, list[PortPlan]] = {}
-        for port in device.ports.values():
-            by_key.setdefault(_settings_key(port), []).append(port)
-        groups[device.name] = list(by_key.values())
-    return groups
-
 
 # Rules over what is read beside the plan (a config, a switch's state): their findings are
 # made where that is read and reach lint() as `extra`.
@@ -55,11 +28,7 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
         for item in rule_.check(fabric):
             yield finding_of(rule_, item, fabric.inventory, None, None)
         return
-    groups = (
-        computed_once("port groups", fabric, lambda: _port_groups(fabric))
-        if rule_.settings_only
-        else {}
-    )
+    groups = _groups(rule_, fabric)
     for device in fabric.devices.values():
         if rule_.scope == "device":
             for item in rule_.check(device, fabric):
@@ -72,11 +41,31 @@ def run_rule(rule_: Rule, fabric: FabricPlan) -> Iterator[Finding]:
                     for port in group:
                         source = located(port, *rule_.facts)
                         yield finding_of(rule_, item, source, device.name, port.name)
+        elif rule_.by_cable:
+            # judged on each port only in a group where its first port shows a finding
+            for group in groups[device.name]:
+                if any(True for _ in rule_.check(group[0], device, fabric)):
+                    yield from _port_by_port(rule_, group, device, fabric)
         else:
-            for port in device.ports.values():
-                for item in rule_.check(port, device, fabric):
-                    source = located(port, *rule_.facts)
-                    yield finding_of(rule_, item, source, device.name, port.name)
+            yield from _port_by_port(rule_, device.ports.values(), device, fabric)
+
+
+def _groups(rule_: Rule, fabric: FabricPlan) -> dict[str, list[list[PortPlan]]]:
+    """The groups of each device's ports a settings_only or by_cable rule runs once for."""
+    if rule_.settings_only:
+        return port_groups(fabric)
+    if rule_.by_cable:
+        return cable_groups(fabric)
+    return {}
+
+
+def _port_by_port(
+    rule_: Rule, ports: Iterable[PortPlan], device: DevicePlan, fabric: FabricPlan
+) -> Iterator[Finding]:
+    for port in ports:
+        for item in rule_.check(port, device, fabric):
+            source = located(port, *rule_.facts)
+            yield finding_of(rule_, item, source, device.name, port.name)
 
 
 def affected(finding: Finding) -> tuple[str, ...]:
@@ -198,7 +187,7 @@ def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
     tasks = _tasks(chosen)
     with computing_once(), collector_paused():  # a deadlock check's million transient objects
         if any(r.settings_only for r in chosen):  # made once here, before workers fork
-            computed_once("port groups", fabric, lambda: _port_groups(fabric))
+            port_groups(fabric)
         batches = ordered_map(
             lambda index: [f for r in tasks[index] for f in run_rule(r, fabric)],
             len(tasks),
