@@ -152,6 +152,7 @@ def topology(fabric: FabricPlan) -> Topology:
     bundles: dict[tuple[str, str], list[tuple[Channel, Channel, bool, bool]]] = {}
     written: list[tuple[Channel, tuple[str, str]]] = []
     attached: set[str] = set()
+    new = tuple.__new__  # Channel(...) without its Python-level __new__: two per cable
     for link, a_node, a_port, b_node, b_port in fabric.link_ends():
         if a_node not in tiers or b_node not in tiers:
             # a server that does not forward: its switch is where its traffic ends
@@ -162,8 +163,8 @@ def topology(fabric: FabricPlan) -> Topology:
             continue
         if a_node == b_node:
             continue  # a loop back into the same router is on no shortest path
-        a_to_b = Channel(a_node, a_port, b_node, b_port, link.source)
-        b_to_a = Channel(b_node, b_port, a_node, a_port, link.source)
+        a_to_b = new(Channel, (a_node, a_port, b_node, b_port, link.source))
+        b_to_a = new(Channel, (b_node, b_port, a_node, a_port, link.source))
         a_end = _pfc_end(fabric, nics, a_node, a_port, b_node, b_port)
         b_end = _pfc_end(fabric, nics, b_node, b_port, a_node, a_port)
         into_b, into_a = _pauses(a_end, b_end), _pauses(b_end, a_end)
