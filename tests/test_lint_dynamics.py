@@ -160,3 +160,50 @@ def test_the_worked_out_scenarios_are_bounded(monkeypatch):
     first = first_events(fabric)
     assert len(dynamics._WORKED_OUT) <= 2
     assert first_events(fabric) == first  # the oldest were dropped and worked out again
+
+
+def _with_leaf5(text: str) -> str:
+    """The lab with leaf5, leaf1's twin: the same switch, ports, cables and servers."""
+    twin = "\n".join(
+        [
+            "  leaf5:",
+            "    role: leaf",
+            "    os: sonic",
+            "    asic: spectrum-4",
+            "    platform: SN5600",
+            "    mgmt: 192.0.2.15",
+            "    ports:",
+            "      Ethernet[0:4:4]: {profile: server-400g}",
+            "      Ethernet[248:252:4]: {profile: uplink-400g}",
+            "  spine1:",
+        ]
+    )
+    servers = '  gpu[05:06]:\n    nics: {"eth0": {speed: 400G, model: ConnectX-7, mtu: 9000}}\n'
+    links = (
+        '  - {a: "leaf5:Ethernet[0:4:4]", b: "gpu[05:06]:eth0", cable_m: 2}\n'
+        "  - {a: leaf5:Ethernet248, b: spine2:Ethernet16, cable_m: 30}\n"
+        "  - {a: leaf5:Ethernet252, b: spine2:Ethernet20, cable_m: 35}\n"
+    )
+    for old, new in (
+        ("  spine1:", twin),
+        (
+            "Ethernet[0:12:4]: {profile: downlink-400g}",
+            "Ethernet[0:20:4]: {profile: downlink-400g}",
+        ),
+        ("  gpu[03:04]:", servers + "  gpu[03:04]:"),
+    ):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text + links
+
+
+def test_alike_switches_are_worked_out_once_and_each_gets_its_finding(steep, tmp_path):
+    path = tmp_path / "lab.yaml"
+    path.write_text(_with_leaf5(steep.read_text()))
+    found = {f["device"]: f["message"] for f in ll128(path)}
+    assert sorted(found) == ["leaf1", "leaf2", "leaf3", "leaf5", "spine2"]
+    assert found["leaf5"] == found["leaf1"].replace("--device leaf1", "--device leaf5")
+    events, _ = first_events(plan_fabric(load_inventory(path)))
+    pausing = {(d, p) for (d, p), e in events.items() if e.pauses_first}
+    assert {d for d, _ in pausing} == set(found)
+    assert {p for d, p in pausing if d == "leaf5"} == {p for d, p in pausing if d == "leaf1"}

@@ -147,6 +147,21 @@ def _kind(port: PortPlan) -> tuple:
     )
 
 
+def _kinds(ports: list[PortPlan], known: dict[tuple, tuple]) -> list[tuple]:
+    """Each port's _kind, worked out once per alike settings (`known`: by the speed, cable,
+    MTU and the identity of the headroom and ECN objects, which the planner shares between
+    ports alike and the caller keeps alive)."""
+    kinds = []
+    for port in ports:
+        key = (port.speed_mbps, port.cable_m, port.mtu, *map(id, port.headroom), None)
+        key += tuple(map(id, port.ecn))
+        kind = known.get(key)
+        if kind is None:
+            kind = known[key] = _kind(port)
+        kinds.append(kind)
+    return kinds
+
+
 def _order_free(sc: Scenario) -> tuple:
     key = scenario_key(sc)
     return (*key[:-1], tuple(sorted(key[-1])))
@@ -158,7 +173,7 @@ def _feeding(device: DevicePlan) -> list[PortPlan]:
     return feeding if len(feeding) > 1 else []
 
 
-def _shape(device: DevicePlan, feeding: list[PortPlan]) -> tuple:
+def _shape(device: DevicePlan, kinds: list[tuple]) -> tuple:
     """Equal for two switches whose ports give the same scenarios, port by port: the PFC
     trigger, the RoCE priority's PG and queue, and the kind of every port that sends."""
     trigger = device.pfc_trigger
@@ -168,7 +183,7 @@ def _shape(device: DevicePlan, feeding: list[PortPlan]) -> tuple:
         else tuple(v for k, v in vars(trigger).items() if k != "derivation"),
         device.maps.tc_to_pg.get(device.roce_priority, device.roce_priority),
         device.maps.tc_to_queue.get(device.roce_priority, device.roce_priority),
-        tuple(_kind(p) for p in feeding),
+        tuple(kinds),
     )
 
 
@@ -178,31 +193,42 @@ def first_events(fabric: FabricPlan) -> tuple[dict[tuple[str, str], Events], int
     simulated or whose senders cannot outrun it is left out); and the runs it took. Alike
     switches are worked out once, a device's alike ports once, equal scenarios once."""
     done: dict[tuple, Events | None] = {}
-    by_shape: dict[tuple, list[Events | None]] = {}
     found: dict[tuple[str, str], Events] = {}
-    for device in fabric.devices.values():
-        feeding = _feeding(device)
-        shape = _shape(device, feeding)
-        events = by_shape.get(shape)
-        if events is None:
-            events = by_shape[shape] = _device_events(fabric, device, feeding, done)
+    for device, feeding, events in _device_runs(fabric, done):
         for port, e in zip(feeding, events, strict=True):
             if e is not None:
                 found[(device.name, port.name)] = e
     return found, sum(1 for e in done.values() if e is not None)
 
 
+def _device_runs(
+    fabric: FabricPlan, done: dict[tuple, Events | None]
+) -> Iterator[tuple[DevicePlan, list[PortPlan], list[Events | None]]]:
+    """Each device, its feeding ports and their events (see first_events): alike switches
+    share one list of events, the same object (`done`: the scenarios run, by key)."""
+    by_shape: dict[tuple, list[Events | None]] = {}
+    known: dict[tuple, tuple] = {}
+    for device in fabric.devices.values():
+        feeding = _feeding(device)
+        kinds = _kinds(feeding, known)
+        shape = _shape(device, kinds)
+        events = by_shape.get(shape)
+        if events is None:
+            events = by_shape[shape] = _device_events(fabric, device, feeding, kinds, done)
+        yield device, feeding, events
+
+
 def _device_events(
     fabric: FabricPlan,
     device: DevicePlan,
     feeding: list[PortPlan],
+    kinds: list[tuple],
     done: dict[tuple, Events | None],
 ) -> list[Events | None]:
     """Each feeding port's events (None: not simulated), one scenario per kind of port."""
     by_kind: dict[tuple, Events | None] = {}
     events = []
-    for port in feeding:
-        kind = _kind(port)
+    for port, kind in zip(feeding, kinds, strict=True):
         if kind not in by_kind:
             by_kind[kind] = None
             if port.ecn:
@@ -235,10 +261,16 @@ def pause_before_mark(fabric: FabricPlan) -> Iterator[Finding]:
     with the plan's thresholds, pool and headroom decides it; Kmax above the trigger with a
     small Pmax marks too few frames on the queue's way up."""
     by_line: dict[tuple[str, str], list[tuple[PortPlan, Events]]] = {}
-    for (device_name, port_name), events in first_events(fabric)[0].items():
-        if events.pauses_first:
-            port = fabric.devices[device_name].ports[port_name]
-            by_line.setdefault((device_name, located(port, "ecn")), []).append((port, events))
+    pausing: dict[int, list[int]] = {}  # a list of events alike switches share -> which pause
+    for device, feeding, events in _device_runs(fabric, {}):
+        first = pausing.get(id(events))
+        if first is None:
+            first = pausing[id(events)] = [
+                i for i, e in enumerate(events) if e is not None and e.pauses_first
+            ]
+        for i in first:
+            port = feeding[i]
+            by_line.setdefault((device.name, located(port, "ecn")), []).append((port, events[i]))
     # one finding per switch and line that states the thresholds (one cause), naming its
     # ports, with the figures of the port whose pause comes first by the most
     for (device_name, source), found in by_line.items():
