@@ -186,7 +186,7 @@ def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
     """What the chosen rules find in the plan, each finding once."""
     tasks = _tasks(chosen)
     with computing_once(), collector_paused():  # a deadlock check's million transient objects
-        if any(r.settings_only for r in chosen):  # made once here, before workers fork
+        if any(r.settings_only or r.by_cable for r in chosen):  # made once, before workers fork
             port_groups(fabric)
         batches = ordered_map(
             lambda index: [f for r in tasks[index] for f in run_rule(r, fabric)],
