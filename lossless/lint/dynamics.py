@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from lossless.lint.groups import cable_groups
 from lossless.lint.registry import Finding, rule
 from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
 from lossless.simulate.key import scenario_key
@@ -147,19 +148,13 @@ def _kind(port: PortPlan) -> tuple:
     )
 
 
-def _kinds(ports: list[PortPlan], known: dict[tuple, tuple]) -> list[tuple]:
-    """Each port's _kind, worked out once per alike settings (`known`: by the speed, cable,
-    MTU and the identity of the headroom and ECN objects, which the planner shares between
-    ports alike and the caller keeps alive)."""
-    kinds = []
-    for port in ports:
-        key = (port.speed_mbps, port.cable_m, port.mtu, *map(id, port.headroom), None)
-        key += tuple(map(id, port.ecn))
-        kind = known.get(key)
-        if kind is None:
-            kind = known[key] = _kind(port)
-        kinds.append(kind)
-    return kinds
+def _kinds(feeding: list[PortPlan], groups: list[list[PortPlan]]) -> list[tuple]:
+    """Each feeding port's _kind, worked out once per group of the device's ports with
+    equal settings and cables (lint.groups.cable_groups): all in a group are of one kind."""
+    kind_of: dict[str, tuple] = {}
+    for group in groups:
+        kind_of.update(dict.fromkeys((p.name for p in group), _kind(group[0])))
+    return [kind_of[p.name] for p in feeding]
 
 
 def _order_free(sc: Scenario) -> tuple:
@@ -207,10 +202,10 @@ def _device_runs(
     """Each device, its feeding ports and their events (see first_events): alike switches
     share one list of events, the same object (`done`: the scenarios run, by key)."""
     by_shape: dict[tuple, list[Events | None]] = {}
-    known: dict[tuple, tuple] = {}
+    groups = cable_groups(fabric)
     for device in fabric.devices.values():
         feeding = _feeding(device)
-        kinds = _kinds(feeding, known)
+        kinds = _kinds(feeding, groups[device.name])
         shape = _shape(device, kinds)
         events = by_shape.get(shape)
         if events is None:
@@ -252,6 +247,7 @@ def _device_events(
     "fabric",
     "docs/simulate.md (Pausing before marking); Zhu et al., SIGCOMM 2015, section 3",
     facts=("ecn",),
+    shares="cable groups",
 )
 def pause_before_mark(fabric: FabricPlan) -> Iterator[Finding]:
     """At its real fan-in (every other lossless port of the switch sending at line rate), a
