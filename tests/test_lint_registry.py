@@ -13,9 +13,9 @@ from lossless.errors import InputError, UsageError
 from lossless.inventory import load_inventory
 from lossless.lint.catalogue import registered_rules
 from lossless.lint.configs import fabric_from_config, fabric_from_configs
-from lossless.lint.groups import cable_groups
-from lossless.lint.registry import PORT_SETTINGS, Finding, computing_once, rule
-from lossless.lint.runner import run_rule
+from lossless.lint.groups import cable_groups, port_groups
+from lossless.lint.registry import PORT_SETTINGS, Finding, computed_once, computing_once, rule
+from lossless.lint.runner import _run_task, run_rule
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
 
@@ -207,3 +207,16 @@ def test_by_cable_is_for_port_rules_and_not_with_settings_only():
         rule("LL999", "x", "error", "device", "x", by_cable=True)
     with pytest.raises(ValueError, match="not both"):
         rule("LL999", "x", "error", "port", "x", settings_only=True, by_cable=True)
+
+
+def test_what_a_task_shares_is_let_go_once_its_rules_ran():
+    plan = plan_fabric(load_inventory(INVENTORIES / "lab.yaml"))
+    link_rules = [r for r in RULES.values() if r.shares == "switch ends"]
+    assert len(link_rules) == 4
+    kept = []
+    with computing_once():
+        port_groups(plan)
+        _run_task(link_rules, plan)
+        computed_once("switch ends", plan, lambda: kept.append("again") or [])
+        computed_once("port groups", plan, lambda: kept.append("port groups again"))
+    assert kept == ["again"]  # the link ends are gone; the port groups, shared, stay

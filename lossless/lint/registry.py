@@ -157,6 +157,13 @@ def computed_once(name: str, fabric: FabricPlan, compute: Callable[[], Computed]
     return found[1]
 
 
+def forget(name: str) -> None:
+    """Let go of a computed_once value before the lint() run ends: the rules that share it
+    (Rule.shares, run as one task) are done with it."""
+    if _computed is not None:
+        _computed.pop(name, None)
+
+
 # What a port's settings are, for settings_only rules: everything of a PortPlan but which
 # port it is (name, description, peer, cable, where it was stated, what it ignores).
 PORT_SETTINGS = (

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from lossless.lint.catalogue import registered_rules, resolve_rules
 from lossless.lint.consequences import fold_consequences
 from lossless.lint.groups import cable_groups, port_groups
-from lossless.lint.registry import Finding, Rule, computing_once, finding_of
+from lossless.lint.registry import Finding, Rule, computing_once, finding_of, forget
 from lossless.plan import DevicePlan, FabricPlan, PortPlan, located
 from lossless.system.long_lived import collector_paused
 from lossless.system.parallel import ordered_map
@@ -189,12 +189,21 @@ def _findings(fabric: FabricPlan, chosen: list[Rule]) -> set[Finding]:
         if any(r.settings_only or r.by_cable for r in chosen):  # made once, before workers fork
             port_groups(fabric)
         batches = ordered_map(
-            lambda index: [f for r in tasks[index] for f in run_rule(r, fabric)],
+            lambda index: _run_task(tasks[index], fabric),
             len(tasks),
             chunk=1,
             worthwhile=sum(len(d.ports) for d in fabric.devices.values()) >= PORTS_FOR_WORKERS,
         )
         return {f for batch in batches for f in batch}
+
+
+def _run_task(rules: list[Rule], fabric: FabricPlan) -> list[Finding]:
+    """A task's rules (see _tasks); the value they share is let go once they ran (a
+    128k fabric's link ends, cable groups and NIC ends are tens of MB each)."""
+    found = [f for r in rules for f in run_rule(r, fabric)]
+    for name in {r.shares for r in rules if r.shares}:
+        forget(name)
+    return found
 
 
 # From this many ports the rules run in worker processes (lossless.parallel), a few rules
