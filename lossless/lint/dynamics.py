@@ -257,16 +257,17 @@ def pause_before_mark(fabric: FabricPlan) -> Iterator[Finding]:
     with the plan's thresholds, pool and headroom decides it; Kmax above the trigger with a
     small Pmax marks too few frames on the queue's way up."""
     by_line: dict[tuple[str, str], list[tuple[PortPlan, Events]]] = {}
-    pausing: dict[int, list[int]] = {}  # a list of events alike switches share -> which pause
-    for device, feeding, events in _device_runs(fabric, {}):
-        first = pausing.get(id(events))
+    # a list of events alike switches share -> the ports (by number) that pause first
+    pausing: dict[int, list[tuple[int, Events]]] = {}
+    for device, feeding, alike in _device_runs(fabric, {}):
+        first = pausing.get(id(alike))
         if first is None:
-            first = pausing[id(events)] = [
-                i for i, e in enumerate(events) if e is not None and e.pauses_first
+            first = pausing[id(alike)] = [
+                (i, e) for i, e in enumerate(alike) if e is not None and e.pauses_first
             ]
-        for i in first:
+        for i, e in first:
             port = feeding[i]
-            by_line.setdefault((device.name, located(port, "ecn")), []).append((port, events[i]))
+            by_line.setdefault((device.name, located(port, "ecn")), []).append((port, e))
     # one finding per switch and line that states the thresholds (one cause), naming its
     # ports, with the figures of the port whose pause comes first by the most
     for (device_name, source), found in by_line.items():
