@@ -149,8 +149,10 @@ def host_pfc_match(fabric: FabricPlan):
     """The NIC enables PFC on the same priorities as its switch port: otherwise the NIC ignores
     the switch's pauses (drops) or pauses a class the switch never stops sending."""
     for nic, port, device in nic_ends(fabric):
-        if nic.pfc_priorities is not None and sorted(nic.pfc_priorities) != sorted(
-            port.pfc_priorities
+        if (
+            nic.pfc_priorities is not None
+            and nic.pfc_priorities != port.pfc_priorities  # equal lists: equal sorted
+            and sorted(nic.pfc_priorities) != sorted(port.pfc_priorities)
         ):
             yield from _both_ends(
                 "LL131",

@@ -300,8 +300,9 @@ def link_pfc_match(fabric: FabricPlan):
     the other end never stops sending, or ignores pauses it receives."""
     for ends in _switch_ends(fabric):
         link, a, _, b, _ = ends
-        if a.pfc_priorities != b.pfc_priorities and sorted(a.pfc_priorities) != sorted(
-            b.pfc_priorities
+        if (
+            a.pfc_priorities != b.pfc_priorities  # equal lists: equal sorted
+            and sorted(a.pfc_priorities) != sorted(b.pfc_priorities)
         ):
             yield from _link_findings(
                 ends,
@@ -366,7 +367,8 @@ def link_dscp_map_match(fabric: FabricPlan):
     each end to a strict, lossy class), so only its DSCP crosses the link."""
     for ends in _switch_ends(fabric):
         _, _, device_a, _, device_b = ends
-        for dscp in sorted({device_a.roce_dscp, device_b.roce_dscp}):
+        dscp_a, dscp_b = device_a.roce_dscp, device_b.roce_dscp
+        for dscp in (dscp_a,) if dscp_a == dscp_b else sorted((dscp_a, dscp_b)):
             tc_a, tc_b = device_a.maps.dscp_to_tc.get(dscp), device_b.maps.dscp_to_tc.get(dscp)
             if tc_a != tc_b:
                 yield from _link_findings(
