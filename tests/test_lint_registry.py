@@ -15,7 +15,7 @@ from lossless.lint.catalogue import registered_rules
 from lossless.lint.configs import fabric_from_config, fabric_from_configs
 from lossless.lint.groups import cable_groups, port_groups
 from lossless.lint.registry import PORT_SETTINGS, Finding, computed_once, computing_once, rule
-from lossless.lint.runner import _run_task, run_rule
+from lossless.lint.runner import _run_task, _tasks, run_rule
 from lossless.plan import replaced
 from lossless.planner.fabric import plan_fabric
 
@@ -220,3 +220,9 @@ def test_what_a_task_shares_is_let_go_once_its_rules_ran():
         computed_once("switch ends", plan, lambda: kept.append("again") or [])
         computed_once("port groups", plan, lambda: kept.append("port groups again"))
     assert kept == ["again"]  # the link ends are gone; the port groups, shared, stay
+
+
+def test_the_heaviest_tasks_start_first_then_the_other_shared_ones():
+    tasks = [{r.shares for r in task} for task in _tasks(list(RULES.values()))]
+    assert tasks[:2] == [{"deadlock"}, {"nic_ends"}]
+    assert {"cable groups"} in tasks[2:4] and {"switch ends"} in tasks[2:4]
