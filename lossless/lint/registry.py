@@ -145,10 +145,11 @@ def keeping_computed() -> bool:
 
 
 def computed_once(name: str, fabric: FabricPlan, compute: Callable[[], Computed]) -> Computed:
-    """What several rules derive alike from a fabric (the NIC-port pairs seven host rules
-    walk, the deadlock analysis three rules report, the port groups of settings_only rules),
-    computed once per lint() run: the plan cannot change while the rules read it. Outside
-    lint() (a rule run on its own) it is computed each time."""
+    """What several rules derive alike from a fabric (the NIC-port pairs the host rules
+    walk, the deadlock analysis three rules report, the port groups of settings_only rules,
+    the link ends between switches the link rules walk), computed once per lint() run:
+    the plan cannot change while the rules read it. Outside lint() (a rule run on its own)
+    it is computed each time."""
     if _computed is None:
         return compute()
     found = _computed.get(name)
