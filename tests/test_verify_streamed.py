@@ -153,24 +153,56 @@ def test_a_baseline_of_another_fabric_is_refused(tmp_path, run):
         judge_saved(PLAN, LAB / "after", load_snapshot(snapshot), str(snapshot))
 
 
-def test_the_command_judges_where_it_reads_unless_it_saves_the_snapshot(tmp_path, run, monkeypatch):
-    """`verify --state` without --snapshot never builds the snapshot; with it, the same
-    report as before."""
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_snapshot_is_written_as_the_switches_are_read(tmp_path, run, monkeypatch, jobs):
+    """`verify --state --snapshot` never builds the snapshot: each switch's text is written
+    as it comes back, the same bytes as the whole snapshot's (a switch unreadable, another
+    missing: its failures), and the report is the one without --snapshot."""
     from lossless.verify import collect
 
     lab = str(INVENTORIES / "lab.yaml")
-    state = str(_state(tmp_path, "pfc-off"))
-    argv = ["verify", lab, "--state", state, "--baseline", str(LAB / "before"), "--format", "json"]
-    saved = run(*argv, "--snapshot", str(tmp_path / "s.json"))
+    state = _state(tmp_path, "broken")
+    whole = collect.snapshot_json(snapshot_from_folder(PLAN, state))
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setenv("LOSSLESS_JOBS", jobs)
     built = []
-    whole = collect.snapshot_from_folder
+    reading = collect.snapshot_from_folder
     monkeypatch.setattr(
-        collect, "snapshot_from_folder", lambda *a, **k: built.append(1) or whole(*a, **k)
+        collect, "snapshot_from_folder", lambda *a, **k: built.append(1) or reading(*a, **k)
     )
-    streamed = run(*argv)
+    argv = [
+        "verify",
+        lab,
+        "--state",
+        str(state),
+        "--baseline",
+        str(LAB / "before"),
+        "--format",
+        "json",
+    ]
+    saved = run(*argv, "--snapshot", str(tmp_path / "s.json"))
+    alone = run(*argv)
     assert not built
-    assert streamed.code == saved.code == 1
-    assert json.loads(streamed.out) == json.loads(saved.out)
+    assert saved.code == alone.code == 1
+    assert json.loads(saved.out) == json.loads(alone.out)
+    assert (tmp_path / "s.json").read_text() == whole
+    assert "lossless: snapshot written to" in saved.err
+
+
+def test_no_snapshot_is_left_by_a_baseline_refused(tmp_path, run):
+    snapshot = tmp_path / "before.json"
+    lab = str(INVENTORIES / "lab.yaml")
+    run("verify", lab, "--state", str(LAB / "before"), "--snapshot", str(snapshot))
+    data = json.loads(snapshot.read_text())
+    data["devices"]["leaf1"]["os"] = "eos"
+    snapshot.write_text(json.dumps(data))
+    result = run(
+        "verify", lab, "--state", str(LAB / "after"), "--baseline", str(snapshot),
+        "--snapshot", str(tmp_path / "now.json"),
+    )  # fmt: skip
+    assert result.code == 2
+    assert "leaf1 is 'eos' in the baseline" in result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["before.json"]
 
 
 def test_bad_input_found_in_a_worker_is_said_as_it_was_found(tmp_path, run, monkeypatch):

@@ -18,7 +18,6 @@ from lossless.text.printable import printable
 
 def verify_command(args: argparse.Namespace) -> int:
     from lossless.cli.lint import ReportRun
-    from lossless.verify.collect import snapshot_from_folder
     from lossless.verify.judge import check_baseline, judge, state_rules
 
     if bool(args.live) == bool(args.state):
@@ -36,26 +35,40 @@ def verify_command(args: argparse.Namespace) -> int:
         plan = plan_fabric(inventory, chosen or None, hosts=False)
         if run.select and not select:
             run.note("the selected rules hold no state rule: every state rule runs")
-        if args.state and not args.snapshot:  # judged device by device, where it is read
-            from lossless.verify.saved import judge_saved
-
-            state = folder(args.state, "--state")
-            before = _baseline(args.baseline, plan, whole=False) if args.baseline else None
-            verdict = judge_saved(plan, state, before, args.baseline, select, run.ignore)
-            return run.finish(verdict, plan)
-        if args.state:
-            now = snapshot_from_folder(plan, folder(args.state, "--state"))
-        else:
-            now = _live(args, plan)
+        if args.state:  # judged device by device, where it is read
+            return run.finish(_judged_saved(args, plan, select, run.ignore), plan)
+        now = _live(args, plan)
         before = _baseline(args.baseline, plan) if args.baseline else None
         if before is not None:
             check_baseline(now, before, args.baseline)
         if args.snapshot:
             _save(args.snapshot, now)
-        # judged in worker processes too from saved state (never after a live read: a fork
-        # would copy napalm's connection threads mid-work)
-        verdict = judge(plan, now, before, select, run.ignore, in_workers=bool(args.state))
-        return run.finish(verdict, plan)
+        # judged in this process: after a live read a fork would copy napalm's connection
+        # threads mid-work
+        return run.finish(judge(plan, now, before, select, run.ignore), plan)
+
+
+def _judged_saved(args: argparse.Namespace, plan, select: list[str], ignore):  # -> LintResult
+    """--state DIR judged where each switch is read (verify.saved), the snapshot written as
+    it is read with --snapshot (through a temporary file: bad input leaves none)."""
+    from lossless.system.writing import write_streamed
+    from lossless.verify.saved import judge_saved
+
+    state = folder(args.state, "--state")
+    before = _baseline(args.baseline, plan, whole=False) if args.baseline else None
+    if not args.snapshot:
+        return judge_saved(plan, state, before, args.baseline, select, ignore)
+    verdicts = []
+    target = Path(args.snapshot)
+    write_streamed(
+        target,
+        lambda stream: verdicts.append(
+            judge_saved(plan, state, before, args.baseline, select, ignore, snapshot=stream)
+        ),
+        "--snapshot",
+    )
+    print(printable(f"lossless: snapshot written to {target}"), file=sys.stderr)
+    return verdicts[0]
 
 
 def _live(args: argparse.Namespace, plan):  # -> Snapshot

@@ -363,18 +363,39 @@ def snapshot_json(snapshot: Snapshot) -> str:
 def write_snapshot(stream: TextIO, snapshot: Snapshot) -> None:
     """Write the snapshot's JSON (json.dumps of it whole, indent 2, keys sorted: the same
     text) one device at a time: at 32,768 GPUs the whole snapshot's dicts and text were
-    2.6 GB. A JSON string holds no raw newline, so indenting a device's text line by line
-    nests it as json.dumps does."""
-    devices = sorted(snapshot.devices.items())
-    stream.write('{\n  "devices": {')
-    for number, (name, state) in enumerate(devices):
-        text = json.dumps(state.to_dict(), indent=2, sort_keys=True).replace("\n", "\n    ")
-        stream.write(f"{',' if number else ''}\n    {json.dumps(name)}: {text}")
-    stream.write("\n  }," if devices else "},")
-    failures = json.dumps(dict(sorted(snapshot.failures.items())), indent=2, sort_keys=True)
-    stream.write(f'\n  "failures": {failures.replace(chr(10), chr(10) + "  ")},')
-    stream.write(f'\n  "format": {json.dumps(SNAPSHOT_FORMAT)},')
-    stream.write(f'\n  "version": {json.dumps(SNAPSHOT_VERSION)}\n}}\n')
+    2.6 GB."""
+    writer = SnapshotWriter(stream)
+    for name, state in sorted(snapshot.devices.items()):
+        writer.device(name, device_text(state))
+    writer.close(snapshot.failures)
+
+
+def device_text(state: DeviceState) -> str:
+    """A device's state as the snapshot nests it: a JSON string holds no raw newline, so
+    indenting the text line by line nests it as json.dumps does."""
+    return json.dumps(state.to_dict(), indent=2, sort_keys=True).replace("\n", "\n    ")
+
+
+class SnapshotWriter:
+    """A snapshot's JSON written as its devices come (in their names' order, device_text
+    each), then its failures: what write_snapshot writes of the whole snapshot."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.written = 0
+        stream.write('{\n  "devices": {')
+
+    def device(self, name: str, text: str) -> None:
+        self.stream.write(f"{',' if self.written else ''}\n    {json.dumps(name)}: {text}")
+        self.written += 1
+
+    def close(self, failures: Mapping[str, str]) -> None:
+        stream = self.stream
+        stream.write("\n  }," if self.written else "},")
+        text = json.dumps(dict(sorted(failures.items())), indent=2, sort_keys=True)
+        stream.write(f'\n  "failures": {text.replace(chr(10), chr(10) + "  ")},')
+        stream.write(f'\n  "format": {json.dumps(SNAPSHOT_FORMAT)},')
+        stream.write(f'\n  "version": {json.dumps(SNAPSHOT_VERSION)}\n}}\n')
 
 
 def load_snapshot(path: Path) -> Snapshot:
