@@ -110,22 +110,6 @@ def test_a_baseline_read_without_locations_judges_the_same(tmp_path, fault):
     assert judge(PLAN, now, located).findings == judge(PLAN, now, unlocated).findings
 
 
-# -- judged in worker processes ------------------------------------------------------------
-
-
-def test_judging_in_workers_gives_the_same_findings_in_order(tmp_path, monkeypatch):
-    folder = _copy(tmp_path)
-    shutil.copytree(LAB / "faults" / "storm", folder, dirs_exist_ok=True)
-    now = snapshot_from_folder(PLAN, folder)
-    before = snapshot_from_folder(PLAN, LAB / "before", baseline=True)
-    alone = judge(PLAN, now, before).findings
-    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)  # the lab's 6 switches, in workers
-    monkeypatch.setenv("LOSSLESS_JOBS", "2")
-    assert parallel._in_workers(len(PLAN.devices))
-    assert judge(PLAN, now, before, in_workers=True).findings == alone
-    assert any(f.rule == "LL304" for f in alone)
-
-
 def test_reading_in_workers_only_reports_what_one_process_reports(tmp_path, monkeypatch):
     """Saved state is read only in worker processes (collect.snapshot_from_folder): a switch
     a worker cannot read (its output not JSON, its folder missing) is the same LL310 error,

@@ -16,7 +16,6 @@ from lossless.lint.registry import Finding, Rule, finding_of
 from lossless.lint.runner import LintResult, lint
 from lossless.observed import DeviceState, PortState
 from lossless.plan import DevicePlan, FabricPlan
-from lossless.system.parallel import ordered_map
 from lossless.verify import rules as _rules  # noqa: F401  (registers the state rules)
 from lossless.verify.collect import Snapshot, lossless_queues
 from lossless.verify.rules import JUDGES, READS_PEER, DeviceView, PortView
@@ -53,13 +52,12 @@ def judge(
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     devices: Collection[str] | None = None,
-    in_workers: bool = False,
 ) -> LintResult:
     """The findings of the state rules (those of `select`, default all, but `ignore`) over
     the plan's devices (or those named) as `now` shows them, deltas taken from `before`
-    when given. in_workers: a large fabric's devices are judged in forked worker processes
-    too (system/parallel.py; `verify`, never a push, whose napalm threads a fork would copy
-    mid-work), their findings in the same order."""
+    when given: a live read's (`verify --live`, a push's gate), judged in this process, as
+    a fork would copy napalm's connection threads mid-work. Saved state is judged where it
+    is read instead (verify/saved.py)."""
     names = [n for n in plan.devices if devices is None or n in devices]
     rules = state_rules()
 
@@ -74,11 +72,7 @@ def judge(
         read = DeviceRead.of(now, name)
         return list(_findings(plan, name, read, earlier, before is not None, rules, peer_state))
 
-    findings = [
-        finding
-        for found in ordered_map(judged, len(names), worthwhile=None if in_workers else False)
-        for finding in found
-    ]
+    findings = [finding for index in range(len(names)) for finding in judged(index)]
     return lint(plan, list(select) or [STATE_RULES], ignore, extra=findings, read=STATE_SCOPES)
 
 
