@@ -137,15 +137,21 @@ def test_the_link_rules_read_only_the_fields_kept_of_each_end(tmp_path):
     assert checked > 50
 
 
-def test_a_baseline_of_another_fabric_is_refused(tmp_path, run):
-    """A baseline snapshot whose spine1 is another OS: exit 2 naming the baseline, as
-    check_baseline says it of the whole snapshot."""
-    snapshot = tmp_path / "before.json"
+def _baseline_of_another_os(run, snapshot: Path, device: str, os_name: str) -> Path:
+    """The lab's before/ saved as a snapshot file, `device` in it said to run `os_name`."""
     lab = str(INVENTORIES / "lab.yaml")
     run("verify", lab, "--state", str(LAB / "before"), "--snapshot", str(snapshot))
     data = json.loads(snapshot.read_text())
-    data["devices"]["spine1"]["os"] = "sonic"
+    data["devices"][device]["os"] = os_name
     snapshot.write_text(json.dumps(data))
+    return snapshot
+
+
+def test_a_baseline_of_another_fabric_is_refused(tmp_path, run):
+    """A baseline snapshot whose spine1 is another OS: exit 2 naming the baseline, as
+    check_baseline says it of the whole snapshot."""
+    lab = str(INVENTORIES / "lab.yaml")
+    snapshot = _baseline_of_another_os(run, tmp_path / "before.json", "spine1", "sonic")
     result = run("verify", lab, "--state", str(LAB / "after"), "--baseline", str(snapshot))
     assert result.code == 2
     assert f"{snapshot}:1:1: spine1 is 'sonic' in the baseline but eos now" in result.err
@@ -190,12 +196,8 @@ def test_the_snapshot_is_written_as_the_switches_are_read(tmp_path, run, monkeyp
 
 
 def test_no_snapshot_is_left_by_a_baseline_refused(tmp_path, run):
-    snapshot = tmp_path / "before.json"
     lab = str(INVENTORIES / "lab.yaml")
-    run("verify", lab, "--state", str(LAB / "before"), "--snapshot", str(snapshot))
-    data = json.loads(snapshot.read_text())
-    data["devices"]["leaf1"]["os"] = "eos"
-    snapshot.write_text(json.dumps(data))
+    snapshot = _baseline_of_another_os(run, tmp_path / "before.json", "leaf1", "eos")
     result = run(
         "verify", lab, "--state", str(LAB / "after"), "--baseline", str(snapshot),
         "--snapshot", str(tmp_path / "now.json"),
