@@ -30,7 +30,7 @@ from lossless.inventory import load_inventory
 from lossless.lint.configs import fabric_from_configs
 from lossless.lint.drift import KEYED, LABELS, NOT_SET
 from lossless.lint.registry import Finding
-from lossless.lint.runner import lint
+from lossless.lint.runner import _cause, lint
 from lossless.plan import FabricPlan
 from lossless.planner.fabric import plan_fabric
 from lossless.vendors.registry import vendor_for
@@ -340,16 +340,8 @@ class Outcome:
     false: list[str]  # findings the file contradicts (false_claims)
 
 
-def _said(finding: Finding) -> tuple:
-    """A finding but for where it points."""
-    return (
-        finding.rule,
-        finding.severity,
-        finding.message,
-        finding.device,
-        finding.port,
-        finding.devices,
-    )
+# A finding but for where it points (lint's own measure of one cause)
+_said = _cause
 
 
 def judge(target: Target, case: Case) -> Outcome:

@@ -274,15 +274,11 @@ class _Statements:
                 if codes is not None:
                     codes[dscp] = (fc, statement.where(self.file))
                 continue
-            self.problems.append(
-                Problem(
-                    self.file,
-                    statement.line,
-                    statement.column,
-                    "",
-                    f"`{name}` is not a DSCP code point: six bits (`011010`), a default alias "
-                    "(`af31`) or one `code-point-aliases dscp` defines",
-                )
+            self._problem(
+                statement.line,
+                statement.column,
+                f"`{name}` is not a DSCP code point: six bits (`011010`), a default alias "
+                "(`af31`) or one `code-point-aliases dscp` defines",
             )
 
     def check_classifier_units(self) -> None:
@@ -292,17 +288,13 @@ class _Statements:
         the file: unit 0 would take Junos's default classifier, and lossless will not guess."""
         for port, (unit, line, column) in sorted(self.classifier_units.items()):
             if unit not in ("0", "*") and unit not in self.units.get(port, set()):
-                self.problems.append(
-                    Problem(
-                        self.file,
-                        line,
-                        column,
-                        "",
-                        f"{port}'s DSCP classifier is on unit {unit}, a logical unit the "
-                        f"config does not define on {port}: which unit carries the port's "
-                        "traffic is not in the file (unit 0 would classify by Junos's "
-                        "default classifier); apply it to unit 0, or state the unit",
-                    )
+                self._problem(
+                    line,
+                    column,
+                    f"{port}'s DSCP classifier is on unit {unit}, a logical unit the "
+                    f"config does not define on {port}: which unit carries the port's "
+                    "traffic is not in the file (unit 0 would classify by Junos's "
+                    "default classifier); apply it to unit 0, or state the unit",
                 )
 
     def check_ecn_curves(self) -> None:
@@ -318,30 +310,23 @@ class _Statements:
                 continue
             if not profile["probability"]:
                 file, line, column = profile["where"].rsplit(":", 2)
-                self.problems.append(
-                    Problem(
-                        file,
-                        int(line),
-                        int(column),
-                        "",
-                        f"drop profile {name} marks ECN but states no drop-probability: "
-                        "lossless reads a marking curve from 0 % at the first fill level to "
-                        "Pmax at the last, as `drop-probability [ 0 PMAX ]` states it",
-                    )
+                self._problem(
+                    int(line),
+                    int(column),
+                    f"drop profile {name} marks ECN but states no drop-probability: "
+                    "lossless reads a marking curve from 0 % at the first fill level to "
+                    "Pmax at the last, as `drop-probability [ 0 PMAX ]` states it",
+                    file=file,
                 )
             elif profile["probability"][0] != 0:
                 line, column = profile["probability_at"]
-                self.problems.append(
-                    Problem(
-                        self.file,
-                        line,
-                        column,
-                        "",
-                        f"drop profile {name} marks {profile['probability'][0]} % already at "
-                        "its first fill level: lossless reads ECN as RED's ramp from 0 % at "
-                        "Kmin (DCQCN's), so a curve starting above 0 % is not compared; "
-                        "state `drop-probability [ 0 PMAX ]`",
-                    )
+                self._problem(
+                    line,
+                    column,
+                    f"drop profile {name} marks {profile['probability'][0]} % already at "
+                    "its first fill level: lossless reads ECN as RED's ramp from 0 % at "
+                    "Kmin (DCQCN's), so a curve starting above 0 % is not compared; "
+                    "state `drop-probability [ 0 PMAX ]`",
                 )
 
     def _refuse(self, message: str, word: str | None = None) -> None:
@@ -354,7 +339,11 @@ class _Statements:
             found = self.config.block_line(*words[: words.index(word) + 1])
             if found is not None:
                 line, column = found
-        self.problems.append(Problem(self.file, line, column, "", message))
+        self._problem(line, column, message)
+
+    def _problem(self, line: int, column: int, message: str, file: str | None = None) -> None:
+        """A problem at FILE:LINE:COLUMN (the config's file unless named)."""
+        self.problems.append(Problem(file or self.file, line, column, "", message))
 
     def _profile(self, profile: _Profile, w: tuple[str, ...], where: str) -> None:
         if w[0] in ("input", "output") and (

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from lossless.plan import (
@@ -290,12 +291,10 @@ class _Reader:
             if name is None and field == "dscp_to_tc_map":
                 name = global_qos.get(field)  # switch-level map (qosorch handleGlobalQosMap)
             mapping = {k: default(k) for k in keys}
-            entries = db.table(table).get(reference(name)) if isinstance(name, str) else None
-            if entries is not None:
-                map_name = reference(str(name))
-                for key, value in entries.items():
-                    path = (table, map_name, key)
-                    index, target = db.integer(path, key), db.integer(path, value)
+            bound = self._bound_map(table, name)
+            if bound is not None:
+                map_name, pairs = bound
+                for path, index, target in pairs:
                     if index not in keys:
                         raise db.error(path, f"{table} has no entry {index}")
                     mapping[index] = target
@@ -304,6 +303,25 @@ class _Reader:
                     self.dscp_map = map_name
             setattr(maps, attribute, mapping)
         self._pfc_to_pg(first, bindings)
+
+    def _bound_map(
+        self, table: str, name: Any
+    ) -> tuple[str, Iterator[tuple[tuple[str, str, str], int, int]]] | None:
+        """The map a binding names (`[TABLE|NAME]` or `NAME`): its name and its entries, each
+        read as integers, with where it stands, as they are taken; None where the binding
+        names no entry of the table (not bound, or bound to a map the file lacks)."""
+        db = self.db
+        entries = db.table(table).get(reference(name)) if isinstance(name, str) else None
+        if entries is None:
+            return None
+        map_name = reference(str(name))
+
+        def pairs() -> Iterator[tuple[tuple[str, str, str], int, int]]:
+            for key, value in entries.items():
+                path = (table, map_name, key)
+                yield path, db.integer(path, key), db.integer(path, value)
+
+        return map_name, pairs()
 
     def _pfc_to_pg(self, first: PortPlan | None, bindings: dict[str, Any]) -> None:
         """Which PG's fill sends a pause on which priority: the PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
@@ -315,12 +333,10 @@ class _Reader:
         table, field = PFC_TO_PG
         name = bindings.get(field)
         mapping: dict[int, int] = {}
-        entries = db.table(table).get(reference(name)) if isinstance(name, str) else None
-        if entries is not None:
-            map_name = reference(str(name))
-            for key, value in entries.items():
-                path = (table, map_name, key)
-                priority, pg = db.integer(path, key), db.integer(path, value)
+        bound = self._bound_map(table, name)
+        if bound is not None:
+            map_name, pairs = bound
+            for path, priority, pg in pairs:
                 if priority not in range(8) or pg not in range(8):
                     raise db.error(path, f"{table} maps a PFC priority 0-7 to a PG 0-7")
                 mapping[priority] = pg
